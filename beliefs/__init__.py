@@ -1,0 +1,5 @@
+"""Beliefs: distributions over the hidden board, built from observation events."""
+
+from .base import N_CHANNELS, Belief, BeliefError, InconsistentObservationError, NotInitialisedError, channel
+
+__all__ = ["N_CHANNELS", "Belief", "BeliefError", "InconsistentObservationError", "NotInitialisedError", "channel"]

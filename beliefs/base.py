@@ -1,0 +1,100 @@
+"""The belief protocol: one interface that every belief over the hidden board implements.
+
+A belief is a probability distribution over the boards the player cannot see,
+conditioned on everything the player has observed:
+
+    b_t(s) = P(s_t = s | o_1, ..., o_t)
+
+It is built with its settings only and initialised by the `GameStarted` event;
+after that, `update` folds in one observation event at a time, in the order the
+arbiter delivers them (see :mod:`blindchess.arbiter.observations`). Planners and
+move selectors only read a belief through this protocol, so any implementation
+(the exhaustive `BoardSet`, a particle filter, a neural posterior) plugs into
+every bot.
+
+Marginals are an array of shape ``(64, 13)``: one row per python-chess square
+(a1 = 0), channel 0 for an empty square, 1..6 for white pawn..king and 7..12 for
+black pawn..king (python-chess piece-type order). Squares off a smaller board are
+always empty.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import chess
+import numpy as np
+
+from blindchess.arbiter.observations import Observation
+
+N_CHANNELS = 13
+"""Marginal channels per square: empty, then white P N B R Q K, then black P N B R Q K."""
+
+
+def channel(piece: chess.Piece | None) -> int:
+    """The marginal channel of a piece (0 for an empty square).
+
+    >>> channel(None), channel(chess.Piece(chess.PAWN, chess.WHITE)), channel(chess.Piece(chess.KING, chess.BLACK))
+    (0, 1, 12)
+    """
+    if piece is None:
+        return 0
+    return piece.piece_type + (0 if piece.color == chess.WHITE else 6)
+
+
+class BeliefError(ValueError):
+    """Base class of the errors a belief raises."""
+
+
+class InconsistentObservationError(BeliefError):
+    """No board the belief can hold agrees with the observations so far.
+
+    Raised instead of ever leaving a belief silently empty. The message names the
+    event that emptied it.
+    """
+
+
+class NotInitialisedError(BeliefError):
+    """The belief was asked something before it received `GameStarted`."""
+
+
+@runtime_checkable
+class Belief(Protocol):
+    """A distribution over the hidden board, updated from observation events."""
+
+    @property
+    def is_exact(self) -> bool:
+        """True when the belief holds every board consistent with the observations (no cap, no sampling)."""
+        ...
+
+    def update(self, observation: Observation) -> None:
+        """Fold one observation event into the belief.
+
+        Raises:
+            InconsistentObservationError: no board is left and the belief cannot recover.
+        """
+        ...
+
+    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
+        """`n` boards drawn (with replacement) in proportion to their probability."""
+        ...
+
+    def marginals(self) -> np.ndarray:
+        """Per-square piece probabilities, shape ``(64, 13)``, each row summing to one."""
+        ...
+
+    def entropy(self) -> float:
+        """Shannon entropy of the distribution over boards, in bits (an estimate for approximate beliefs)."""
+        ...
+
+    def copy(self) -> Belief:
+        """An independent copy: updating one never changes the other."""
+        ...
+
+    def __contains__(self, board: object) -> bool:
+        """True when `board` (a `chess.Board` of the hidden position) has non-zero probability."""
+        ...
+
+    def __len__(self) -> int:
+        """The support size: how many distinct boards have non-zero probability."""
+        ...

@@ -1,0 +1,1 @@
+"""Sense planners: where to point the 3x3 sensor, given a belief."""
