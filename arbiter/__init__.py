@@ -1,5 +1,6 @@
 """The arbiter: RBC rules, the game flow, clocks, observations and histories."""
 
+from .player import Player
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
 
@@ -11,6 +12,7 @@ __all__ = [
     "Observation",
     "OpponentMoved",
     "PieceType",
+    "Player",
     "SenseResult",
     "Square",
     "WinReason",

@@ -1,0 +1,5 @@
+"""`python -m blindchess` is the `blindchess` command."""
+
+from blindchess.cli import main
+
+raise SystemExit(main())

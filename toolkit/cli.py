@@ -1,0 +1,35 @@
+"""The `blindchess` command line.
+
+Each subcommand lives beside the code it drives, in a module with two functions::
+
+    def add_parser(subparsers) -> None      # registers the subcommand and its arguments
+    def run(args: argparse.Namespace) -> int
+
+and is listed in `COMMAND_MODULES`. Modules are imported only when the command
+line is parsed, so a subcommand's heavy imports never slow down the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+from typing import Optional, Sequence
+
+COMMAND_MODULES: tuple[str, ...] = (
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="blindchess", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(subparsers)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return int(args.run(args) or 0)
