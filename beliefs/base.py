@@ -98,3 +98,20 @@ class Belief(Protocol):
     def __len__(self) -> int:
         """The support size: how many distinct boards have non-zero probability."""
         ...
+
+
+@runtime_checkable
+class WeightedBoards(Protocol):
+    """A belief that can show its whole support at once, for planners that vectorise over boards.
+
+    The board set and the particle filter implement it; a belief that only has
+    marginals does not, and planners fall back to `Belief.marginals`.
+    """
+
+    def piece_grid(self) -> np.ndarray:
+        """Shape ``(N, 64)`` uint8: the marginal channel of every square on each of the N boards."""
+        ...
+
+    def weights(self) -> np.ndarray:
+        """Shape ``(N,)`` float64, non-negative, summing to one, aligned with `piece_grid`."""
+        ...
