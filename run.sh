@@ -34,6 +34,6 @@ ensure_package
 
 case "${1:-play}" in
     play) exec python3 -m blindchess match trout random ;;
-    test) exec python3 -m pytest -q ;;
+    test) exec python3 -m pytest -q -n 2 ;;
     *) echo "usage: bash run.sh [play|test]" >&2; exit 2 ;;
 esac
