@@ -1,0 +1,85 @@
+"""Mini-Chess rules, one test per rule the module docstrings state (seed and IMCS settings, recon revision)."""
+
+from __future__ import annotations
+
+import chess
+
+from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Position, Termination
+from blindchess.arbiter.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
+
+M = chess.Move.from_uci
+
+
+def position(rules: MiniChessRules, placement: str, turn: bool = chess.WHITE, ply: int = 0) -> Position:
+    return Position(MiniChessRules(files=rules.files, ranks=rules.ranks, start_placement=placement)._parse_placement(placement), turn, ply)
+
+
+def test_pawn_steps_one_and_promotes_to_queen_only() -> None:
+    assert chess.Move.from_uci("a2a4") not in MINICHESS.legal_moves(MINICHESS.start())
+    pos = position(MINICHESS, "1k3/P4/5/5/5/4K")
+    assert M("a5a6q") in MINICHESS.legal_moves(pos) and M("a5a6") not in MINICHESS.legal_moves(pos)
+    MINICHESS.push(pos, M("a5a6q"))
+    assert MINICHESS.placement(pos) == "Qk3/5/5/5/5/4K"
+
+
+def test_imcs_bishop_steps_orthogonally_onto_empty_squares_only() -> None:
+    pos = position(MINICHESS, "k4/5/1pB2/5/5/4K")
+    seed_moves, imcs_moves = set(MINICHESS.legal_moves(pos)), set(IMCS.legal_moves(pos))
+    assert imcs_moves - seed_moves == {M("c4c5"), M("c4d4"), M("c4c3")}  # b4 holds a black pawn: no capture
+    assert M("c4b4") not in imcs_moves
+
+
+def test_moving_into_check_is_legal_and_king_capture_wins() -> None:
+    pos = position(MINICHESS, "k4/5/5/5/1r3/K4")
+    assert M("a1b1") in MINICHESS.legal_moves(pos)
+    MINICHESS.push(pos, M("a1b1"))
+    MINICHESS.push(pos, M("b2b1"))
+    assert MINICHESS.outcome(pos) == Outcome(chess.BLACK, Termination.KING_CAPTURE)
+
+
+def test_draw_after_forty_moves_each() -> None:
+    pos = position(MINICHESS, "k4/5/5/5/5/RR2K", ply=79)
+    assert MINICHESS.outcome(pos) is None
+    pos.ply = 80
+    assert MINICHESS.outcome(pos) == Outcome(None, Termination.MOVE_LIMIT)
+    assert IMCS.outcome(pos) == Outcome(None, Termination.MOVE_LIMIT)
+
+
+def test_material_draws_under_seed_rules_only() -> None:
+    for placement in ("k4/5/5/5/5/4K", "k4/5/5/5/5/3NK", "kb3/5/5/5/5/4K"):
+        pos = position(MINICHESS, placement)
+        assert MINICHESS.outcome(pos) == Outcome(None, Termination.MATERIAL)
+        assert IMCS.outcome(pos) is None
+    assert MINICHESS.outcome(position(MINICHESS, "k4/5/5/5/5/2NNK")) is None
+
+
+def test_no_legal_move_is_a_draw_under_seed_rules_and_a_loss_under_imcs() -> None:
+    pos = position(MINICHESS, "KP3/PP3/5/5/5/4k")  # king a6 walled in by its own pawns, which cannot move
+    assert MINICHESS.legal_moves(pos) == []
+    assert MINICHESS.outcome(pos) == Outcome(None, Termination.NO_MOVES)
+    assert IMCS.outcome(pos) == Outcome(chess.BLACK, Termination.NO_MOVES)
+
+
+def test_recon_revision_slides_to_first_blocker_and_rejects_bad_pawn_moves() -> None:
+    board = RECON_MINICHESS.starting_board("8/8/k7/4p3/8/8/8/R3K3 w - - 0 1")
+    assert RECON_MINICHESS.revise(board, M("a1a6")) == M("a1a6")  # captures the king on a6
+    board = RECON_MINICHESS.starting_board("8/8/k7/p7/8/8/1P6/R3K3 w - - 0 1")
+    assert RECON_MINICHESS.revise(board, M("a1a6")) == M("a1a5")
+    assert RECON_MINICHESS.capture_square(board, M("a1a5")) == chess.A5
+    assert RECON_MINICHESS.revise(board, M("b2a3")) is None  # pawn diagonal onto an empty square
+    assert RECON_MINICHESS.revise(board, M("b2c3")) is None
+    board = RECON_MINICHESS.starting_board("8/8/k7/8/8/1p6/1P6/4K3 w - - 0 1")
+    assert RECON_MINICHESS.revise(board, M("b2b3")) is None  # pawn push onto a piece
+
+
+def test_recon_imcs_bishop_step_onto_an_opponent_piece_is_illegal() -> None:
+    board = RECON_MINICHESS_IMCS.starting_board("8/8/k7/8/2p5/2B5/8/4K3 w - - 0 1")
+    assert M("c3c4") in RECON_MINICHESS_IMCS.move_actions(board)
+    assert RECON_MINICHESS_IMCS.revise(board, M("c3c4")) is None
+
+
+def test_recon_move_actions_offer_pawn_diagonals_and_queen_promotions() -> None:
+    board = RECON_MINICHESS.starting_board("8/8/k7/2P5/8/8/8/4K3 w - - 0 1")
+    actions = set(RECON_MINICHESS.move_actions(board))
+    assert {M("c5c6q"), M("c5b6q"), M("c5d6q")} <= actions
+    assert RECON_MINICHESS.normalize(board, M("c5c6")) == M("c5c6q")
