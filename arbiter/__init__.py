@@ -1,5 +1,6 @@
 """The arbiter: RBC rules, the game flow, clocks, observations and histories."""
 
+from .loading import PlayerLoadError, load_player
 from .player import Player
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
@@ -13,7 +14,9 @@ __all__ = [
     "OpponentMoved",
     "PieceType",
     "Player",
+    "PlayerLoadError",
     "SenseResult",
     "Square",
     "WinReason",
+    "load_player",
 ]

@@ -1,0 +1,272 @@
+"""Stockfish for RBC bots: finding the executable, and an engine that survives RBC positions.
+
+A bot's private board in RBC is a guess, and guesses can be impossible chess positions: no
+opponent king (it was seen "missing" by a sense), two kings of one colour, pawns on a back
+rank. Stockfish 15.1 does not validate its input and dies with a segmentation fault on some
+of them (a board without a king crashes it at once). `Engine` therefore
+
+* refuses positions that Stockfish cannot search (:func:`is_searchable`, a cheap
+  `chess.Board.status()` check) and answers None instead of raising;
+* restarts the process when it dies or hangs anyway, retries once, and answers None if the
+  retry fails too, so a game goes on;
+* sends only the position (never the move stack: RBC boards carry null moves that UCI engines
+  misread), and never mutates the caller's board;
+* remembers recent answers keyed by position and limit (a bot often asks twice about the
+  same board in one turn).
+
+Example::
+
+    with Engine() as engine:
+        move = engine.play(chess.Board(), chess.engine.Limit(time=0.1))
+
+`EnginePool` hands out a few engines to concurrent users (threads or a match runner).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import shutil
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Optional, Union
+
+import chess
+import chess.engine
+
+logger = logging.getLogger(__name__)
+
+STOCKFISH_ENV_VAR = "STOCKFISH_EXECUTABLE"
+"""Environment variable naming the Stockfish executable (reconchess's name for it)."""
+
+FALLBACK_STOCKFISH_PATH = "/usr/games/stockfish"
+"""Where Debian and Ubuntu's `stockfish` package installs the engine."""
+
+UNSEARCHABLE_STATUS = (
+    chess.STATUS_EMPTY
+    | chess.STATUS_NO_WHITE_KING
+    | chess.STATUS_NO_BLACK_KING
+    | chess.STATUS_TOO_MANY_KINGS
+    | chess.STATUS_PAWNS_ON_BACKRANK
+    | chess.STATUS_TOO_MANY_CHECKERS
+)
+"""`chess.Board.status()` flags of positions Stockfish must not see.
+
+A missing or extra king crashes Stockfish 15.1 outright; back-rank pawns and more than two
+checkers break assumptions of its move generator. Other invalid statuses (too many pieces,
+the side not to move in check) are common on RBC guesses and Stockfish searches them fine.
+"""
+
+EngineAnswer = Union[chess.engine.InfoDict, list[chess.engine.InfoDict]]
+
+
+class EngineNotFoundError(FileNotFoundError):
+    """No Stockfish executable was found; the message lists every place that was tried."""
+
+
+def find_stockfish(environ: Optional[Mapping[str, str]] = None) -> str:
+    """The path of the Stockfish executable.
+
+    Tried in order: `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`, `/usr/games/stockfish`.
+
+    Args:
+        environ: the environment to read (default `os.environ`), for tests.
+
+    Raises:
+        EngineNotFoundError: none of them is an executable file.
+    """
+    environ = os.environ if environ is None else environ
+    tried: list[str] = []
+    configured = environ.get(STOCKFISH_ENV_VAR)
+    if configured:
+        if os.path.isfile(configured) and os.access(configured, os.X_OK):
+            return configured
+        tried.append(f"${STOCKFISH_ENV_VAR}={configured!r} (not an executable file)")
+    else:
+        tried.append(f"${STOCKFISH_ENV_VAR} (not set)")
+    on_path = shutil.which("stockfish", path=environ.get("PATH", os.defpath))
+    if on_path is not None:
+        return on_path
+    tried.append("'stockfish' on PATH (not found)")
+    if os.path.isfile(FALLBACK_STOCKFISH_PATH) and os.access(FALLBACK_STOCKFISH_PATH, os.X_OK):
+        return FALLBACK_STOCKFISH_PATH
+    tried.append(f"{FALLBACK_STOCKFISH_PATH} (not found)")
+    raise EngineNotFoundError(
+        "no Stockfish executable found; tried " + "; ".join(tried)
+        + ". Install it (apt-get install stockfish) or set STOCKFISH_EXECUTABLE."
+    )
+
+
+def is_searchable(board: chess.Board) -> bool:
+    """Whether Stockfish can safely search `board` (see `UNSEARCHABLE_STATUS`)."""
+    return not board.status() & UNSEARCHABLE_STATUS
+
+
+class Engine:
+    """A Stockfish process that restarts itself and answers None on unplayable positions.
+
+    The process starts on first use. Not thread-safe: give each thread its own engine
+    (see `EnginePool`).
+
+    Args:
+        path: the executable; default :func:`find_stockfish`.
+        options: UCI options to configure after every (re)start, e.g. ``{"Hash": 16}``.
+        cache_size: how many answers to remember (0 turns the cache off).
+        timeout: seconds to wait for the engine to start or answer beyond the search limit.
+    """
+
+    def __init__(
+        self,
+        path: Optional[str] = None,
+        *,
+        options: Optional[Mapping[str, Union[str, int, bool]]] = None,
+        cache_size: int = 1024,
+        timeout: float = 10.0,
+    ) -> None:
+        if cache_size < 0:
+            raise ValueError(f"cache_size must be >= 0, got {cache_size!r}")
+        self.path = path if path is not None else find_stockfish()
+        self.options = dict(options or {})
+        self.cache_size = cache_size
+        self.timeout = timeout
+        self.restarts = 0
+        """How many times the process died or hung and was replaced."""
+        self._process: Optional[chess.engine.SimpleEngine] = None
+        self._cache: OrderedDict[tuple[object, ...], object] = OrderedDict()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The process id of the running engine, or None before the first start."""
+        return None if self._process is None else self._process.transport.get_pid()
+
+    def _running(self) -> chess.engine.SimpleEngine:
+        if self._process is None:
+            # setpgrp: a Ctrl-C in the terminal reaches the bot, not the engine mid-search.
+            self._process = chess.engine.SimpleEngine.popen_uci(self.path, timeout=self.timeout, setpgrp=True)
+            if self.options:
+                self._process.configure(self.options)
+        return self._process
+
+    def _discard_process(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            try:
+                process.close()
+            except Exception:  # already dead: nothing left to release
+                logger.debug("closing a dead engine raised", exc_info=True)
+
+    def close(self) -> None:
+        """Stop the process (it starts again if the engine is used again)."""
+        process, self._process = self._process, None
+        if process is not None:
+            try:
+                process.quit()
+            except (chess.engine.EngineError, TimeoutError, OSError):
+                process.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def play(self, board: chess.Board, limit: chess.engine.Limit) -> Optional[chess.Move]:
+        """Stockfish's move for the side to move in `board`, or None.
+
+        None means: the position is unsearchable, the side to move has no legal move, or the
+        engine died twice on it. The caller's board is not modified.
+        """
+        answer = self._ask("play", board, limit, None)
+        return answer if isinstance(answer, chess.Move) else None
+
+    def analyse(
+        self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None
+    ) -> Optional[EngineAnswer]:
+        """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable."""
+        answer = self._ask("analyse", board, limit, multipv)
+        return answer  # type: ignore[return-value]
+
+    def _ask(
+        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int]
+    ) -> Optional[object]:
+        if not is_searchable(board):
+            logger.debug("not searching an impossible position %s", board.fen())
+            return None
+        position = board.copy(stack=False)
+        key = (kind, position.fen(), repr(limit), multipv)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        for attempt in (1, 2):
+            try:
+                process = self._running()
+                if kind == "play":
+                    answer: Optional[object] = process.play(position, limit).move
+                else:
+                    answer = process.analyse(position, limit, multipv=multipv)
+                break
+            except (chess.engine.EngineError, TimeoutError, OSError) as error:
+                # EngineTerminatedError (a crash) is an EngineError; a hang is a TimeoutError.
+                self.restarts += 1
+                logger.warning(
+                    "Stockfish failed (%s: %s) on %s, attempt %d; restarting it",
+                    type(error).__name__, error, position.fen(), attempt,
+                )
+                self._discard_process()
+        else:
+            return None
+        if answer is not None and self.cache_size:
+            self._cache[key] = answer
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return answer
+
+
+class EnginePool:
+    """A fixed number of `Engine`\\ s shared by concurrent users.
+
+    Example::
+
+        pool = EnginePool(2)
+        with pool.engine() as engine:
+            engine.play(board, chess.engine.Limit(depth=10))
+        pool.close()
+
+    Args:
+        size: how many engines (processes) at most.
+        **engine_kwargs: passed to every `Engine`.
+    """
+
+    def __init__(self, size: int, **engine_kwargs: object) -> None:
+        if size < 1:
+            raise ValueError(f"an engine pool needs size >= 1, got {size!r}")
+        self._engines = [Engine(**engine_kwargs) for _ in range(size)]  # type: ignore[arg-type]
+        self._idle: queue.SimpleQueue[Engine] = queue.SimpleQueue()
+        for engine in self._engines:
+            self._idle.put(engine)
+
+    @contextmanager
+    def engine(self, timeout: Optional[float] = None) -> Iterator[Engine]:
+        """Borrow an engine for the `with` block, waiting up to `timeout` seconds for one."""
+        engine = self._idle.get(timeout=timeout)
+        try:
+            yield engine
+        finally:
+            self._idle.put(engine)
+
+    def close(self) -> None:
+        """Stop every engine's process."""
+        for engine in self._engines:
+            engine.close()
+
+    def __enter__(self) -> EnginePool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

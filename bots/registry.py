@@ -1,0 +1,77 @@
+"""Short names for bots (`random`, `attacker`, `trout`, ...), as the command line uses them.
+
+A name maps to ``"module:Class"`` and is imported only when asked for, so listing the names
+never starts Stockfish or imports heavy modules. Anything that is not a registered name is
+handed to `load_player` (a file path or a module name, ours or reconchess's).
+
+Example::
+
+    name, cls = resolve_bot("trout")            # registered
+    name, cls = resolve_bot("my_bot.py")        # a file
+    bot = make_bot(cls, rng=np.random.default_rng(7))
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import numpy as np
+
+from blindchess.arbiter import Player
+from blindchess.arbiter.loading import PlayerLoadError, load_player
+
+from .random_bot import SeedLike
+
+BOTS: dict[str, str] = {
+    "random": "blindchess.bots.random_bot:RandomBot",
+    "attacker": "blindchess.bots.attacker_bot:AttackerBot",
+    "trout": "blindchess.bots.trout_bot:TroutBot",
+}
+"""Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
+
+
+class DuplicateBotNameError(ValueError):
+    """A short name is already registered to another bot."""
+
+
+def register_bot(name: str, target: str) -> None:
+    """Register `name` for the bot class at `target` (``"package.module:Class"``).
+
+    Raises:
+        DuplicateBotNameError: `name` is already registered to a different target.
+        ValueError: `target` is not of the form ``"module:Class"``.
+    """
+    module_name, _, class_name = target.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"bot target must look like 'package.module:Class', got {target!r}")
+    if BOTS.get(name, target) != target:
+        raise DuplicateBotNameError(f"bot name {name!r} is already registered to {BOTS[name]!r}")
+    BOTS[name] = target
+
+
+def resolve_bot(spec: str) -> tuple[str, type[Player]]:
+    """``(name, cls)`` for a registered short name, else for a bot file or module (see `load_player`).
+
+    Raises:
+        PlayerLoadError: `spec` is no registered name and cannot be loaded; the message lists the names.
+    """
+    target = BOTS.get(spec)
+    if target is not None:
+        module_name, _, class_name = target.partition(":")
+        return spec, getattr(importlib.import_module(module_name), class_name)
+    try:
+        return load_player(spec)
+    except PlayerLoadError as error:
+        raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))})") from error
+
+
+def make_bot(player_class: type[Player], rng: SeedLike = None) -> Player:
+    """An instance of `player_class`, given `rng` if its constructor takes one (ours do; reconchess's do not)."""
+    try:
+        parameters = inspect.signature(player_class).parameters
+    except (TypeError, ValueError):  # a class without an introspectable signature
+        parameters = {}  # type: ignore[assignment]
+    if "rng" in parameters:
+        return player_class(rng=np.random.default_rng(rng))  # type: ignore[call-arg]
+    return player_class()
