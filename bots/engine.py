@@ -66,13 +66,14 @@ class EngineNotFoundError(FileNotFoundError):
     """No Stockfish executable was found; the message lists every place that was tried."""
 
 
-def find_stockfish(environ: Optional[Mapping[str, str]] = None) -> str:
+def find_stockfish(environ: Optional[Mapping[str, str]] = None, fallback: str = FALLBACK_STOCKFISH_PATH) -> str:
     """The path of the Stockfish executable.
 
-    Tried in order: `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`, `/usr/games/stockfish`.
+    Tried in order: `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`, `fallback` (`/usr/games/stockfish`).
 
     Args:
-        environ: the environment to read (default `os.environ`), for tests.
+        environ: the environment to read (default `os.environ`).
+        fallback: the last place to look.
 
     Raises:
         EngineNotFoundError: none of them is an executable file.
@@ -90,9 +91,9 @@ def find_stockfish(environ: Optional[Mapping[str, str]] = None) -> str:
     if on_path is not None:
         return on_path
     tried.append("'stockfish' on PATH (not found)")
-    if os.path.isfile(FALLBACK_STOCKFISH_PATH) and os.access(FALLBACK_STOCKFISH_PATH, os.X_OK):
-        return FALLBACK_STOCKFISH_PATH
-    tried.append(f"{FALLBACK_STOCKFISH_PATH} (not found)")
+    if os.path.isfile(fallback) and os.access(fallback, os.X_OK):
+        return fallback
+    tried.append(f"{fallback} (not found)")
     raise EngineNotFoundError(
         "no Stockfish executable found; tried " + "; ".join(tried)
         + ". Install it (apt-get install stockfish) or set STOCKFISH_EXECUTABLE."

@@ -1,0 +1,124 @@
+"""The Stockfish wrapper against the real engine: locating it, refusing impossible positions, restarting."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import chess
+import chess.engine
+import pytest
+
+from blindchess.bots.engine import (
+    STOCKFISH_ENV_VAR,
+    Engine,
+    EngineNotFoundError,
+    EnginePool,
+    find_stockfish,
+    is_searchable,
+)
+
+FAST = chess.engine.Limit(depth=4)
+
+
+@pytest.fixture
+def engine():
+    with Engine() as running:
+        yield running
+
+
+def test_find_stockfish_honours_the_environment_variable():
+    real = find_stockfish()
+    assert find_stockfish({STOCKFISH_ENV_VAR: real, "PATH": ""}, fallback="/nonexistent") == real
+
+
+def test_find_stockfish_names_everything_it_tried(tmp_path):
+    bogus = str(tmp_path / "no-stockfish-here")
+    with pytest.raises(EngineNotFoundError) as raised:
+        find_stockfish({STOCKFISH_ENV_VAR: bogus, "PATH": str(tmp_path)}, fallback="/nonexistent/stockfish")
+    message = str(raised.value)
+    assert bogus in message and "'stockfish' on PATH" in message and "/nonexistent/stockfish" in message
+
+
+def test_find_stockfish_falls_back_to_path_then_fixed_location(tmp_path):
+    real = find_stockfish()
+    link = tmp_path / "stockfish"
+    link.symlink_to(real)
+    assert find_stockfish({"PATH": str(tmp_path)}, fallback="/nonexistent") == str(link)
+    assert find_stockfish({"PATH": ""}, fallback=real) == real
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "8/8/8/8/8/8/8/K7 w - - 0 1",  # no black king: crashes Stockfish 15.1
+        "4k3/8/8/8/8/8/8/4K2K w - - 0 1",  # two white kings
+        "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",  # pawn on the back rank
+    ],
+)
+def test_impossible_positions_answer_none_without_killing_the_engine(engine, fen):
+    board = chess.Board(fen)
+    assert not is_searchable(board)
+    assert engine.play(board, FAST) is None
+    assert engine.analyse(board, FAST) is None
+    assert engine.play(chess.Board(), FAST) in chess.Board().legal_moves
+    assert engine.restarts == 0
+
+
+def test_rbc_guesses_stockfish_can_search_are_searched(engine):
+    # The side not to move in check is invalid chess but fine for Stockfish (and common in RBC).
+    board = chess.Board("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1")
+    assert not board.is_valid() and is_searchable(board)
+    assert engine.play(board, FAST) is not None
+
+
+def test_the_callers_board_and_its_null_moves_are_left_alone(engine):
+    board = chess.Board()
+    board.push(chess.Move.null())  # RBC passes are null moves; UCI engines misread "0000"
+    before = (board.fen(), list(board.move_stack))
+    move = engine.play(board, FAST)
+    assert move in board.legal_moves
+    assert (board.fen(), list(board.move_stack)) == before
+
+
+def test_engine_restarts_after_its_process_is_killed(engine):
+    board = chess.Board()
+    assert engine.play(board, FAST) is not None
+    first_pid = engine.pid
+    os.kill(first_pid, signal.SIGKILL)
+    board.push_san("e4")
+    move = engine.play(board, FAST)
+    assert move in board.legal_moves
+    assert engine.restarts == 1
+    assert engine.pid not in (None, first_pid)
+
+
+def test_cached_answers_need_no_engine(engine):
+    board = chess.Board()
+    move = engine.play(board, FAST)
+    engine.close()
+    assert engine.pid is None
+    assert engine.play(board, FAST) == move
+    assert engine.pid is None  # answered from the cache, no process started
+
+
+def test_analyse_returns_scores_and_multipv(engine):
+    infos = engine.analyse(chess.Board(), FAST, multipv=3)
+    assert isinstance(infos, list) and len(infos) == 3
+    assert all("score" in info and info["pv"] for info in infos)
+
+
+def test_pool_lends_distinct_engines():
+    with EnginePool(2, cache_size=0) as pool:
+        with pool.engine() as first, pool.engine() as second:
+            assert first is not second
+            assert first.play(chess.Board(), FAST) is not None
+            assert second.play(chess.Board(), FAST) is not None
+            assert first.pid != second.pid
+
+
+def test_bad_sizes_are_rejected():
+    with pytest.raises(ValueError, match="-1"):
+        Engine(cache_size=-1)
+    with pytest.raises(ValueError, match="0"):
+        EnginePool(0)
