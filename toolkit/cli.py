@@ -17,6 +17,9 @@ import logging
 from typing import Optional, Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "blindchess.arbiter.remote.cli_serve",
+    "blindchess.arbiter.remote.cli_connect",
+    "blindchess.arbiter.remote.cli_invite",
 )
 
 

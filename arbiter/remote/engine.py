@@ -1,0 +1,48 @@
+"""The server's one seam onto the arbiter: build a game, end it on time, export its history.
+
+The server adjudicates with the arbiter's :class:`LocalGame` but keeps the clocks
+itself (they must survive a restart, and on a server ``handle_move_result`` is not
+charged to the mover), so the arbiter game runs with unlimited time and this module
+tells it when a player has run out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Optional
+
+from ..types import Color
+
+try:
+    from .. import GameHistory, LocalGame
+except ImportError:  # pragma: no cover - development stand-in until the arbiter's game flow lands
+    from reconchess import GameHistory, LocalGame  # type: ignore[no-redef]
+
+
+def new_arbiter_game(
+    white_name: str, black_name: str, reversible_moves_limit: Optional[int], full_turn_limit: Optional[int]
+) -> LocalGame:
+    """An arbiter game with the players' names stored and unlimited arbiter-side time, already started."""
+    game = LocalGame(
+        seconds_per_player=None,
+        seconds_increment=0,
+        reversible_moves_limit=reversible_moves_limit,
+        full_turn_limit=full_turn_limit,
+    )
+    game.store_players(white_name, black_name)
+    game.start()
+    return game
+
+
+def force_timeout(game: LocalGame, color: Color) -> None:
+    """Make `color` lose on time (the server's clock ran out, or the player gave up with error_resign)."""
+    game.seconds_left_by_color[color] = -math.inf
+
+
+def history_json(history: GameHistory) -> dict[str, Any]:
+    """The history as reconchess's GameHistory JSON object (key order and encodings included)."""
+    from reconchess.history import GameHistoryEncoder  # type: ignore[import-untyped]
+
+    loaded: dict[str, Any] = json.loads(json.dumps(history, cls=GameHistoryEncoder))
+    return loaded

@@ -1,0 +1,43 @@
+"""Errors of the remote-play server, each mapped to one HTTP status by the web layer.
+
+They subclass the built-in exception that says what went wrong (bad input is a
+`ValueError`), so library callers can catch them without knowing HTTP.
+"""
+
+from __future__ import annotations
+
+
+class RemotePlayError(Exception):
+    """Base class; `status` is the HTTP status the web layer answers with."""
+
+    status = 500
+
+
+class InvalidRequest(RemotePlayError, ValueError):
+    """The request names a bad value or comes at the wrong time (HTTP 400)."""
+
+    status = 400
+
+
+class NotAuthenticated(RemotePlayError, PermissionError):
+    """No credentials, or wrong ones (HTTP 401)."""
+
+    status = 401
+
+
+class NotAPlayer(RemotePlayError, PermissionError):
+    """The user asked about a game or invitation that is not theirs (HTTP 403)."""
+
+    status = 403
+
+
+class NotFound(RemotePlayError, LookupError):
+    """No game, invitation or user with that id or name (HTTP 404)."""
+
+    status = 404
+
+
+class UsernameTaken(RemotePlayError, ValueError):
+    """Registration under a name that is already in use (HTTP 409)."""
+
+    status = 409

@@ -1,0 +1,244 @@
+"""The server's database: users, invitations, games, their actions and ratings, in SQLite.
+
+Every change is committed before the request that made it is answered (write-through),
+so a server killed at any moment restarts with every acknowledged action. A game is
+stored as its settings, its clocks at the start of the current turn and the ordered list
+of its actions (sense, move, end_turn); the arbiter state is rebuilt by replaying them.
+WAL journaling with ``synchronous=NORMAL`` survives a killed process (not a power cut),
+at a fraction of the cost of a full sync per request.
+
+The connection is shared by the server's threads; callers serialise access with the
+service lock (see :mod:`.service`), which is why ``check_same_thread`` is off.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Optional
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    email TEXT NOT NULL DEFAULT '',
+    affiliation TEXT NOT NULL DEFAULT '',
+    password_hash TEXT NOT NULL,
+    max_games INTEGER NOT NULL DEFAULT 4,
+    ranked INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    white_id INTEGER NOT NULL REFERENCES users(id),
+    black_id INTEGER NOT NULL REFERENCES users(id),
+    ranked INTEGER NOT NULL,
+    white_version INTEGER NOT NULL,
+    black_version INTEGER NOT NULL,
+    seconds_per_player REAL NOT NULL,
+    seconds_increment REAL NOT NULL,
+    reversible_moves_limit INTEGER,
+    full_turn_limit INTEGER,
+    white_ready INTEGER NOT NULL DEFAULT 0,
+    black_ready INTEGER NOT NULL DEFAULT 0,
+    white_seconds REAL NOT NULL,
+    black_seconds REAL NOT NULL,
+    over INTEGER NOT NULL DEFAULT 0,
+    resigned INTEGER,
+    timed_out INTEGER,
+    winner_color INTEGER,
+    win_reason TEXT,
+    history TEXT
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    value TEXT,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS invitations (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    recipient_id INTEGER NOT NULL REFERENCES users(id),
+    status TEXT NOT NULL DEFAULT 'pending'
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    version INTEGER NOT NULL,
+    elo REAL NOT NULL,
+    wins INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, version)
+);
+CREATE INDEX IF NOT EXISTS invitations_by_recipient ON invitations(recipient_id, status);
+CREATE INDEX IF NOT EXISTS games_open ON games(over);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    id: int
+    username: str
+    password_hash: str
+    max_games: int
+    ranked: bool
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One stored step of a game: kind is 'sense' (square or None), 'move' (UCI or None) or 'end_turn'."""
+
+    kind: str
+    value: Optional[str]
+
+
+class Store:
+    """Thin typed access to the SQLite file; one method per query the service needs."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        # isolation_level=None: autocommit, with explicit BEGIN/COMMIT in transaction().
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``with store.transaction():`` commits the statements inside as one unit (or none of them)."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _one(self, sql: str, params: Iterable[Any] = ()) -> Optional[sqlite3.Row]:
+        row: Optional[sqlite3.Row] = self._db.execute(sql, tuple(params)).fetchone()
+        return row
+
+    def _all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        return list(self._db.execute(sql, tuple(params)).fetchall())
+
+    def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
+        cursor = self._db.execute(sql, tuple(params))  # autocommit unless inside transaction()
+        return int(cursor.lastrowid or 0)
+
+    # users
+    def add_user(self, username: str, email: str, affiliation: str, password_hash: str) -> int:
+        return self._write(
+            "INSERT INTO users (username, email, affiliation, password_hash) VALUES (?, ?, ?, ?)",
+            (username, email, affiliation, password_hash),
+        )
+
+    def user_by_name(self, username: str) -> Optional[UserRow]:
+        return _user(self._one("SELECT * FROM users WHERE username = ?", (username,)))
+
+    def user_by_id(self, user_id: int) -> Optional[UserRow]:
+        return _user(self._one("SELECT * FROM users WHERE id = ?", (user_id,)))
+
+    def set_user_field(self, user_id: int, field: str, value: int) -> None:
+        if field not in ("max_games", "ranked", "version"):
+            raise ValueError(f"not a settable user field: {field!r}")
+        self._write(f"UPDATE users SET {field} = ? WHERE id = ?", (value, user_id))
+
+    def users(self) -> list[UserRow]:
+        return [_user_checked(row) for row in self._all("SELECT * FROM users ORDER BY id")]
+
+    # games
+    def add_game(self, fields: dict[str, Any]) -> int:
+        names = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
+        return self._write(f"INSERT INTO games ({names}) VALUES ({marks})", fields.values())
+
+    def game(self, game_id: int) -> Optional[sqlite3.Row]:
+        return self._one("SELECT * FROM games WHERE id = ?", (game_id,))
+
+    def open_game_ids(self) -> list[int]:
+        return [int(row["id"]) for row in self._all("SELECT id FROM games WHERE over = 0 ORDER BY id")]
+
+    def update_game(self, game_id: int, fields: dict[str, Any]) -> None:
+        """Set columns of one game (inside a caller's transaction if there is one)."""
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        self._db.execute(f"UPDATE games SET {assignments} WHERE id = ?", (*fields.values(), game_id))
+
+    def add_action(self, game_id: int, seq: int, action: Action) -> None:
+        """Append one action (inside a caller's transaction if there is one)."""
+        self._db.execute(
+            "INSERT INTO actions (game_id, seq, kind, value) VALUES (?, ?, ?, ?)", (game_id, seq, action.kind, action.value)
+        )
+
+    def actions(self, game_id: int) -> list[Action]:
+        rows = self._all("SELECT kind, value FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
+        return [Action(row["kind"], row["value"]) for row in rows]
+
+    def ranked_pair_counts(self) -> dict[tuple[int, int], int]:
+        """How many ranked games each ordered (white, black) pair of users has played or is playing."""
+        rows = self._all("SELECT white_id, black_id, COUNT(*) AS n FROM games WHERE ranked = 1 GROUP BY white_id, black_id")
+        return {(int(row["white_id"]), int(row["black_id"])): int(row["n"]) for row in rows}
+
+    # invitations
+    def add_invitation(self, game_id: int, recipient_id: int) -> int:
+        return self._write("INSERT INTO invitations (game_id, recipient_id) VALUES (?, ?)", (game_id, recipient_id))
+
+    def invitation(self, invitation_id: int) -> Optional[sqlite3.Row]:
+        return self._one("SELECT * FROM invitations WHERE id = ?", (invitation_id,))
+
+    def pending_invitation_ids(self, recipient_id: int) -> list[int]:
+        rows = self._all(
+            "SELECT id FROM invitations WHERE recipient_id = ? AND status = 'pending' ORDER BY id", (recipient_id,)
+        )
+        return [int(row["id"]) for row in rows]
+
+    def set_invitation_status(self, invitation_id: int, status: str) -> None:
+        self._write("UPDATE invitations SET status = ? WHERE id = ?", (status, invitation_id))
+
+    def busy_slots(self) -> dict[int, int]:
+        """Per user, invitations not yet finished whose game is still open: the games that fill `max_games`."""
+        rows = self._all(
+            "SELECT i.recipient_id AS user_id, COUNT(*) AS n FROM invitations i JOIN games g ON g.id = i.game_id "
+            "WHERE i.status != 'finished' AND g.over = 0 GROUP BY i.recipient_id"
+        )
+        return {int(row["user_id"]): int(row["n"]) for row in rows}
+
+    # ratings
+    def rating(self, user_id: int, version: int) -> Optional[sqlite3.Row]:
+        return self._one("SELECT * FROM ratings WHERE user_id = ? AND version = ?", (user_id, version))
+
+    def put_rating(self, user_id: int, version: int, elo: float, wins: int, draws: int, losses: int) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO ratings (user_id, version, elo, wins, draws, losses) VALUES (?, ?, ?, ?, ?, ?)",
+            (user_id, version, elo, wins, draws, losses),
+        )
+
+    def rating_table(self) -> list[sqlite3.Row]:
+        return self._all(
+            "SELECT u.username, r.version, r.elo, r.wins, r.draws, r.losses FROM ratings r "
+            "JOIN users u ON u.id = r.user_id ORDER BY r.elo DESC, u.username"
+        )
+
+
+def _user(row: Optional[sqlite3.Row]) -> Optional[UserRow]:
+    return None if row is None else _user_checked(row)
+
+
+def _user_checked(row: sqlite3.Row) -> UserRow:
+    return UserRow(
+        id=int(row["id"]),
+        username=str(row["username"]),
+        password_hash=str(row["password_hash"]),
+        max_games=int(row["max_games"]),
+        ranked=bool(row["ranked"]),
+        version=int(row["version"]),
+    )
