@@ -224,9 +224,9 @@ class ServerGame:
         self.arbiter.resign()
         self._finish()
 
-    def finish_on_time(self, color: Color) -> None:
+    def finish_on_time(self, color: Color, now: float) -> None:
         """`color` loses on time (its clock ran out, or it told the server it crashed)."""
-        self.seconds_left[color] = min(self.seconds_left[color], 0.0)
+        self.seconds_left[color] = min(self.clock(color, now), 0.0)
         force_timeout(self.arbiter, color)
         self._finish()
 

@@ -102,8 +102,13 @@ class Service:
         return max_games
 
     def set_ranked(self, user: UserRow, ranked: bool) -> bool:
-        with self._lock:
+        """Join or leave ranked play; leaving withdraws the ranked games offered but not yet started."""
+        with self._lock, self.store.transaction():
             self.store.set_user_field(user.id, "ranked", int(ranked))
+            if not ranked:
+                for game_id in self.store.cancel_unstarted_ranked_invitations(user.id):
+                    self._games.pop(game_id, None)
+                    logger.info("withdrew unstarted ranked game %d", game_id)
         return ranked
 
     def bot_version(self, user: UserRow) -> int:
@@ -227,7 +232,7 @@ class Service:
                 return
             if game.arbiter is None:
                 raise InvalidRequest(f"game {game_id} cannot be ended")
-            game.finish_on_time(color)
+            game.finish_on_time(color, self._clock())
             with self.store.transaction():
                 self._store_result(game)
 
@@ -332,6 +337,8 @@ class Service:
             row["full_turn_limit"],
         )
         seconds = {chess.WHITE: float(row["white_seconds"]), chess.BLACK: float(row["black_seconds"])}
+        if row["aborted"]:
+            return ServerGame.finished(game_id, names, settings, seconds, GameResult(None, None, {}))
         if row["over"]:
             reason = None if row["win_reason"] is None else WinReason[row["win_reason"]]
             winner = None if row["winner_color"] is None else bool(row["winner_color"])
@@ -343,7 +350,7 @@ class Service:
     def _check_clock(self, game: ServerGame) -> None:
         if not game.over and game.overdue(self._clock()):
             logger.info("game %d: %s ran out of time", game.game_id, chess.COLOR_NAMES[game.turn])
-            game.finish_on_time(game.turn)
+            game.finish_on_time(game.turn, self._clock())
             with self.store.transaction():
                 self._store_result(game)
 
@@ -366,6 +373,7 @@ class Service:
         assert row is not None
         if row["ranked"]:
             self._rate(row, result.winner_color)
+            self.store.add_rated_game(game.game_id)
         logger.info("game %d over: winner %s by %s", game.game_id, result.winner_color, result.win_reason)
 
     def _rate(self, row: Any, winner: Optional[Color]) -> None:

@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS games (
     timed_out INTEGER,
     winner_color INTEGER,
     win_reason TEXT,
-    history TEXT
+    history TEXT,
+    aborted INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -73,6 +74,10 @@ CREATE TABLE IF NOT EXISTS ratings (
     draws INTEGER NOT NULL DEFAULT 0,
     losses INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (user_id, version)
+);
+CREATE TABLE IF NOT EXISTS rated_games (
+    seq INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL UNIQUE REFERENCES games(id)
 );
 CREATE INDEX IF NOT EXISTS invitations_by_recipient ON invitations(recipient_id, status);
 CREATE INDEX IF NOT EXISTS games_open ON games(over);
@@ -195,6 +200,9 @@ class Store:
     def invitation(self, invitation_id: int) -> Optional[sqlite3.Row]:
         return self._one("SELECT * FROM invitations WHERE id = ?", (invitation_id,))
 
+    def invitations_of_game(self, game_id: int) -> list[sqlite3.Row]:
+        return self._all("SELECT * FROM invitations WHERE game_id = ? ORDER BY id", (game_id,))
+
     def pending_invitation_ids(self, recipient_id: int) -> list[int]:
         rows = self._all(
             "SELECT id FROM invitations WHERE recipient_id = ? AND status = 'pending' ORDER BY id", (recipient_id,)
@@ -203,6 +211,19 @@ class Store:
 
     def set_invitation_status(self, invitation_id: int, status: str) -> None:
         self._write("UPDATE invitations SET status = ? WHERE id = ?", (status, invitation_id))
+
+    def cancel_unstarted_ranked_invitations(self, user_id: int) -> list[int]:
+        """Abort the ranked games offered to `user_id` that nobody has started; returns their ids."""
+        rows = self._all(
+            "SELECT g.id FROM invitations i JOIN games g ON g.id = i.game_id WHERE i.recipient_id = ? "
+            "AND i.status = 'pending' AND g.ranked = 1 AND g.over = 0 AND g.white_ready = 0 AND g.black_ready = 0",
+            (user_id,),
+        )
+        game_ids = [int(row["id"]) for row in rows]
+        for game_id in game_ids:
+            self._db.execute("UPDATE invitations SET status = 'cancelled' WHERE game_id = ?", (game_id,))
+            self._db.execute("UPDATE games SET over = 1, aborted = 1 WHERE id = ?", (game_id,))
+        return game_ids
 
     def busy_slots(self) -> dict[int, int]:
         """Per user, invitations not yet finished whose game is still open: the games that fill `max_games`."""
@@ -221,6 +242,10 @@ class Store:
             "INSERT OR REPLACE INTO ratings (user_id, version, elo, wins, draws, losses) VALUES (?, ?, ?, ?, ?, ?)",
             (user_id, version, elo, wins, draws, losses),
         )
+
+    def add_rated_game(self, game_id: int) -> None:
+        """Remember the order in which ranked results entered the ratings (Elo depends on it)."""
+        self._db.execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
 
     def rating_table(self) -> list[sqlite3.Row]:
         return self._all(
