@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.arbiter.remote.cli_serve",
     "blindchess.arbiter.remote.cli_connect",
     "blindchess.arbiter.remote.cli_invite",
+    "blindchess.arbiter.variants.cli_imcs",
 )
 
 
