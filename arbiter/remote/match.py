@@ -63,6 +63,7 @@ class ServerGame:
 
     game_id: int
     names: dict[Color, str]
+    player_ids: dict[Color, int]
     settings: GameSettings
     seconds_left: dict[Color, float]
     ready: dict[Color, bool]
@@ -80,6 +81,7 @@ class ServerGame:
         cls,
         game_id: int,
         names: dict[Color, str],
+        player_ids: dict[Color, int],
         settings: GameSettings,
         seconds_left: dict[Color, float],
         ready: dict[Color, bool],
@@ -90,7 +92,7 @@ class ServerGame:
 
         Time a player spent in a turn that a server restart interrupted is not charged.
         """
-        game = cls(game_id, names, settings, dict(seconds_left), dict(ready))
+        game = cls(game_id, names, player_ids, settings, dict(seconds_left), dict(ready))
         game.arbiter = new_arbiter_game(
             names[chess.WHITE], names[chess.BLACK], settings.reversible_moves_limit, settings.full_turn_limit
         )
@@ -108,13 +110,29 @@ class ServerGame:
         return game
 
     @classmethod
-    def finished(cls, game_id: int, names: dict[Color, str], settings: GameSettings, seconds_left: dict[Color, float], result: GameResult) -> ServerGame:
+    def finished(
+        cls,
+        game_id: int,
+        names: dict[Color, str],
+        player_ids: dict[Color, int],
+        settings: GameSettings,
+        seconds_left: dict[Color, float],
+        result: GameResult,
+    ) -> ServerGame:
         """A game that is over: only its result and clocks are kept."""
-        game = cls(game_id, names, settings, dict(seconds_left), {chess.WHITE: True, chess.BLACK: True}, result=result)
+        ready = {chess.WHITE: True, chess.BLACK: True}
+        game = cls(game_id, names, player_ids, settings, dict(seconds_left), ready, result=result)
         game.phase = Phase.OVER
         return game
 
     # queries
+    def color_of(self, user_id: int) -> Optional[Color]:
+        """The colour `user_id` plays, or None for a stranger."""
+        for color, player_id in self.player_ids.items():
+            if player_id == user_id:
+                return color
+        return None
+
     @property
     def over(self) -> bool:
         return self.phase is Phase.OVER

@@ -170,7 +170,9 @@ class Service:
                 if row is None:
                     raise NotFound(f"no game with id {game_id}")
                 game = self._games[game_id] = self._load(game_id, self._clock())
-            color = self._color_of(game_id, user)
+            color = game.color_of(user.id)
+            if color is None:
+                raise NotAPlayer(f"you are not a player in game {game_id}")
             self._check_clock(game)
             return game, color
 
@@ -294,15 +296,6 @@ class Service:
             raise NotAPlayer(f"invitation {invitation_id} is not yours")
         return invitation
 
-    def _color_of(self, game_id: int, user: UserRow) -> Color:
-        row = self.store.game(game_id)
-        assert row is not None
-        if int(row["white_id"]) == user.id:
-            return chess.WHITE
-        if int(row["black_id"]) == user.id:
-            return chess.BLACK
-        raise NotAPlayer(f"you are not a player in game {game_id}")
-
     def _create_game(self, white: UserRow, black: UserRow, ranked: bool) -> int:
         config = self.config
         game_id = self.store.add_game(
@@ -330,6 +323,7 @@ class Service:
         black = self.store.user_by_id(int(row["black_id"]))
         assert white is not None and black is not None
         names = {chess.WHITE: white.username, chess.BLACK: black.username}
+        ids = {chess.WHITE: white.id, chess.BLACK: black.id}
         settings = GameSettings(
             float(row["seconds_per_player"]),
             float(row["seconds_increment"]),
@@ -338,14 +332,14 @@ class Service:
         )
         seconds = {chess.WHITE: float(row["white_seconds"]), chess.BLACK: float(row["black_seconds"])}
         if row["aborted"]:
-            return ServerGame.finished(game_id, names, settings, seconds, GameResult(None, None, {}))
+            return ServerGame.finished(game_id, names, ids, settings, seconds, GameResult(None, None, {}))
         if row["over"]:
             reason = None if row["win_reason"] is None else WinReason[row["win_reason"]]
             winner = None if row["winner_color"] is None else bool(row["winner_color"])
             result = GameResult(winner, reason, json.loads(row["history"]))
-            return ServerGame.finished(game_id, names, settings, seconds, result)
+            return ServerGame.finished(game_id, names, ids, settings, seconds, result)
         ready = {chess.WHITE: bool(row["white_ready"]), chess.BLACK: bool(row["black_ready"])}
-        return ServerGame.rebuild(game_id, names, settings, seconds, ready, self.store.actions(game_id), now)
+        return ServerGame.rebuild(game_id, names, ids, settings, seconds, ready, self.store.actions(game_id), now)
 
     def _check_clock(self, game: ServerGame) -> None:
         if not game.over and game.overdue(self._clock()):

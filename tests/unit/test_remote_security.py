@@ -152,7 +152,7 @@ def test_openapi_fuzzing_finds_no_server_error(server: ServerThread, game: dict[
         [sys.executable, "-m", "schemathesis.cli", "run", f"{server.url}/openapi.json", "--auth", "alice:" + PASSWORDS["alice"],
          "--checks", "not_a_server_error", "--max-examples", "20", "--seed", "20261123", "--workers", "1",
          "--request-timeout", "30", "--report-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=170,
+        capture_output=True, text=True, timeout=170, cwd=tmp_path,  # its crash cache goes there, not in the checkout
     )
     summary = run.stdout[-3000:] + run.stderr[-2000:]
     assert run.returncode == 0, summary
