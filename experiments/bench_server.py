@@ -122,7 +122,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=32, help="concurrent games in the load phase")
     parser.add_argument("--turn-limit", type=int, default=20, help="full-turn limit (games end in a draw there)")
     parser.add_argument("--processes", type=int, default=4, help="client processes sharing the games")
-    X
+    parser.add_argument(
+        "--poll-seconds", type=float, default=0.5, help="client's game_status poll interval (0.5 s is reconchess's RemoteGame)"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
