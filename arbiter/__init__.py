@@ -1,12 +1,24 @@
 """The arbiter: RBC rules, the game flow, clocks, observations and histories."""
 
+from .game import Game, IllegalActionError, LocalGame
+from .history import GameHistory, HistoryFormatError, Turn
 from .loading import PlayerLoadError, load_player
+from .play import BotFault, play_local_game, play_turn
 from .player import Player
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
 
 __all__ = [
+    "BotFault",
     "Color",
+    "Game",
+    "GameHistory",
+    "HistoryFormatError",
+    "IllegalActionError",
+    "LocalGame",
+    "Turn",
+    "play_local_game",
+    "play_turn",
     "GameEnded",
     "GameStarted",
     "MoveResult",

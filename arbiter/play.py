@@ -1,0 +1,330 @@
+"""The play loop: `play_local_game` and its steps, with reconchess's signatures and call order.
+
+Order per turn, as in reconchess: `handle_opponent_move_result`, `choose_sense`,
+`Game.sense`, `handle_sense_result`, `choose_move`, `Game.move`, then (local games,
+``end_turn_last=True``) `handle_move_result` before `Game.end_turn`, so the mover's
+clock pays for it.
+
+Bad bots never kill the arbiter or lose the record. `play_local_game` (and
+`play_turn`, given a `Referee`) turn every bot failure into a game result:
+
+=====================================================  ===========================
+What the bot did                                       Result
+=====================================================  ===========================
+raised in any callback (``handle_game_start`` too)     it loses, ``RESIGN``
+a sense that is not None or one of `sense_actions`     it loses, ``RESIGN``
+a move that is not None or in `move_actions`           it loses, ``RESIGN``
+an answer of the wrong type (``"e2e4"``, ``3.5``)      it loses, ``RESIGN``
+overran its clock (turn time beyond clock+increment)   it loses, ``TIMEOUT``
+raised in ``handle_game_end``                          result stands; fault logged
+=====================================================  ===========================
+
+`RESIGN` is reused rather than a new `WinReason` member: reconchess tools and files
+know only its five reasons, and a crash is a forced resignation. Each fault is a
+`BotFault` (bot name, colour, callback, turn, problem, traceback) logged as a warning
+and appended to ``history.faults``; the history itself is complete up to the fault and
+saves like any other.
+
+Clock overruns: with a finite clock, each in-turn callback runs under a `Watchdog`
+deadline of the mover's clock plus the increment (the time reconchess lets a turn
+take). A bot stuck in Python code is interrupted at that deadline and loses on time;
+one blocked in C code loses on time when the call returns (see
+:mod:`blindchess.arbiter.watchdog`). `handle_game_start` and `handle_game_end` run
+off the clock, as in reconchess, with no deadline.
+
+Called without a referee, `play_turn` and the step functions behave exactly like
+reconchess's: a bot's exception propagates, and `Game.sense`/`Game.move` raise
+ValueError for actions outside the lists.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import chess
+
+from .game import Game, IllegalActionError, LocalGame
+from .history import GameHistory, Turn
+from .player import Player
+from .types import Color, Square, WinReason
+from .watchdog import BotDeadlineExceeded, Watchdog
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BotFault:
+    """Why a bot lost by the arbiter's hand (or misbehaved after the game ended)."""
+
+    player_name: str
+    color: Color
+    callback: str
+    problem: str
+    turn: Optional[Turn] = None
+    traceback: Optional[str] = field(default=None, repr=False)
+
+    @property
+    def message(self) -> str:
+        where = "" if self.turn is None else f" on {self.turn}"
+        return f"{self.player_name} ({chess.COLOR_NAMES[self.color]}) {self.problem} in {self.callback}{where}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class BotFaultError(Exception):
+    """Carries a `BotFault` from the callback that failed to the loop that ends the game."""
+
+    def __init__(self, fault: BotFault, timed_out: bool = False) -> None:
+        super().__init__(fault.message)
+        self.fault = fault
+        self.timed_out = timed_out
+
+
+class Referee:
+    """Makes one game's bot calls: checks their answers and, with a watchdog, their time.
+
+    Args:
+        game: The game being played (for clocks and turn numbers).
+        names: Each colour's player name, used in fault messages.
+        watchdog: Interrupts a callback that overruns the mover's clock; None for no deadline.
+    """
+
+    def __init__(self, game: Game, names: dict[Color, str], watchdog: Optional[Watchdog] = None) -> None:
+        self.game = game
+        self.names = names
+        self.watchdog = watchdog
+        self._turn_numbers = {chess.WHITE: -1, chess.BLACK: -1}
+
+    def begin_turn(self, color: Color) -> None:
+        self._turn_numbers[color] += 1
+
+    def current_turn(self, color: Color) -> Optional[Turn]:
+        number = self._turn_numbers[color]
+        return None if number < 0 else Turn(color, number)
+
+    @property
+    def mover(self) -> Color:
+        return bool(getattr(self.game, "turn"))
+
+    def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None) -> BotFault:
+        turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
+        return BotFault(self.names[color], color, callback, problem, turn, trace)
+
+    def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
+        """Call ``player.<callback>(*args)``; any exception or overrun becomes `BotFaultError`."""
+        method: Callable[..., Any] = getattr(player, callback)
+        watchdog = self.watchdog if timed else None
+        try:
+            if watchdog is None:
+                return method(*args)
+            watchdog.arm(max(0.0, self.game.get_seconds_left() + _increment(self.game)))
+            try:
+                result = method(*args)
+            finally:
+                timed_out = watchdog.disarm()
+            if timed_out:
+                raise BotDeadlineExceeded()
+            return result
+        except BotDeadlineExceeded:
+            raise BotFaultError(self.fault(color, callback, "ran out of clock"), timed_out=True) from None
+        except Exception as error:
+            problem = f"raised {type(error).__name__}: {error}"
+            raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
+
+
+_OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
+
+
+def _increment(game: Game) -> float:
+    return float(getattr(game, "seconds_increment", 0.0))
+
+
+def _checked_sense(referee: Optional[Referee], sense: Any) -> Optional[Square]:
+    """A sense answer as a plain int square or None; anything else is a fault (with a referee)."""
+    if referee is None or sense is None:
+        return sense  # type: ignore[no-any-return]
+    if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
+        return int(sense)
+    raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r} ({type(sense).__name__}), not a square or None"))
+
+
+def _checked_move(referee: Optional[Referee], move: Any) -> Optional[chess.Move]:
+    if referee is None or move is None or isinstance(move, chess.Move):
+        return move  # type: ignore[no-any-return]
+    raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"))
+
+
+def _call(referee: Optional[Referee], player: Player, callback: str, *args: Any) -> Any:
+    if referee is None:
+        return getattr(player, callback)(*args)
+    return referee.call(player, referee.mover, callback, *args)
+
+
+def notify_opponent_move_results(game: Game, player: Player, *, referee: Optional[Referee] = None) -> None:
+    """Tell `player` where (if anywhere) the opponent's last move captured."""
+    capture_square = game.opponent_move_results()
+    _call(referee, player, "handle_opponent_move_result", capture_square is not None, capture_square)
+
+
+def play_sense(
+    game: Game,
+    player: Player,
+    sense_actions: list[Square],
+    move_actions: list[chess.Move],
+    *,
+    referee: Optional[Referee] = None,
+) -> None:
+    """Ask `player` for a sense, apply it, and hand back the result."""
+    sense = _checked_sense(referee, _call(referee, player, "choose_sense", sense_actions, move_actions, game.get_seconds_left()))
+    try:
+        sense_result = game.sense(sense)
+    except IllegalActionError as error:
+        if referee is None:
+            raise
+        raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
+    _call(referee, player, "handle_sense_result", sense_result)
+
+
+def play_move(
+    game: Game,
+    player: Player,
+    move_actions: list[chess.Move],
+    end_turn_last: bool = False,
+    *,
+    referee: Optional[Referee] = None,
+) -> None:
+    """Ask `player` for a move, apply it, end the turn and report the result (order set by `end_turn_last`)."""
+    move = _checked_move(referee, _call(referee, player, "choose_move", move_actions, game.get_seconds_left()))
+    try:
+        requested_move, taken_move, capture_square = game.move(move)
+    except IllegalActionError as error:
+        if referee is None:
+            raise
+        raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {move}, not one of the move actions")) from error
+    if not end_turn_last:
+        game.end_turn()
+    try:
+        _call(referee, player, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
+    except BotFaultError as error:
+        if end_turn_last and not error.timed_out:
+            _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
+            game.end_turn()
+        raise
+    if end_turn_last:
+        game.end_turn()
+
+
+def play_turn(game: Game, player: Player, end_turn_last: bool = False, *, referee: Optional[Referee] = None) -> Optional[BotFault]:
+    """Play one turn of `player`: opponent's result, sense, move.
+
+    Without a referee this is reconchess's `play_turn` (exceptions propagate). With one,
+    a bot fault ends the game (see the module docstring) and is returned.
+    """
+    sense_actions = game.sense_actions()
+    move_actions = game.move_actions()
+    assert sense_actions is not None and move_actions is not None, "play_turn is only called while the game runs"
+    if referee is None:
+        notify_opponent_move_results(game, player)
+        play_sense(game, player, sense_actions, move_actions)
+        play_move(game, player, move_actions, end_turn_last=end_turn_last)
+        return None
+    color = referee.mover
+    referee.begin_turn(color)
+    try:
+        notify_opponent_move_results(game, player, referee=referee)
+        play_sense(game, player, sense_actions, move_actions, referee=referee)
+        play_move(game, player, move_actions, end_turn_last=end_turn_last, referee=referee)
+    except BotFaultError as error:
+        if not error.timed_out:
+            _resign(game, color)
+        return error.fault
+    return None
+
+
+def _resign(game: Game, color: Color) -> None:
+    if isinstance(game, LocalGame):
+        game.resign(color)
+    else:
+        getattr(game, "resign")()
+
+
+def play_local_game(
+    white_player: Player,
+    black_player: Player,
+    game: Optional[LocalGame[Any]] = None,
+    seconds_per_player: float = 900,
+    *,
+    enforce_deadlines: bool = True,
+) -> tuple[Optional[Color], Optional[WinReason], GameHistory]:
+    """Play a whole game between two players and return (winner, reason, history).
+
+    Like reconchess's `play_local_game`, but a bot fault ends the game instead of the
+    process (see the module docstring); the faults are in ``history.faults``.
+
+    Args:
+        white_player: The White `Player` (or any object with the seven callbacks).
+        black_player: The Black player.
+        game: The game to play in; a fresh `LocalGame(seconds_per_player)` by default.
+        seconds_per_player: Each player's clock, used only when `game` is None.
+        enforce_deadlines: Interrupt a callback that overruns its clock (needs a finite clock).
+    """
+    if game is None:
+        game = LocalGame(seconds_per_player=seconds_per_player)
+    players = {chess.WHITE: white_player, chess.BLACK: black_player}
+    names = {color: type(player).__name__ for color, player in players.items()}
+    game.store_players(names[chess.WHITE], names[chess.BLACK])
+    faults: list[BotFault] = []
+    use_watchdog = enforce_deadlines and not math.isinf(game.seconds_per_player)
+    watchdog = Watchdog() if use_watchdog else None
+    referee = Referee(game, names, watchdog)
+    try:
+        _start(game, players, names, referee, faults)
+        while not game.is_over():
+            color = game.turn
+            fault = play_turn(game, players[color], end_turn_last=True, referee=referee)
+            if fault is not None:
+                faults.append(fault)
+    finally:
+        if watchdog is not None:
+            watchdog.stop()
+    game.end()
+    winner, reason = game.get_winner_color(), game.get_win_reason()
+    history = game.get_game_history()
+    assert history is not None, "a game is over after end()"
+    for color in (chess.WHITE, chess.BLACK):
+        stuck = any(fault.color == color and fault.problem == "ran out of clock" for fault in faults)
+        if stuck:
+            continue  # its last callback may still be running; do not call into it again
+        try:
+            referee.call(players[color], color, "handle_game_end", winner, reason, history, timed=False)
+        except BotFaultError as error:
+            faults.append(error.fault)
+    for fault in faults:
+        logger.warning("bot fault: %s", fault.message)
+    history.faults = faults
+    return winner, reason, history
+
+
+def _start(
+    game: LocalGame[Any], players: dict[Color, Player], names: dict[Color, str], referee: Referee, faults: list[BotFault]
+) -> None:
+    """Both `handle_game_start`s, then the clock; a fault there resigns the bot (see the history module's rule)."""
+    failed: list[Color] = []
+    for color in (chess.WHITE, chess.BLACK):
+        opponent = names[not color]
+        try:
+            referee.call(players[color], color, "handle_game_start", color, game.rules.copy(game.board), opponent, timed=False)
+        except BotFaultError as error:
+            faults.append(error.fault)
+            failed.append(color)
+    if failed == [chess.BLACK]:
+        game.resign(chess.BLACK)  # before start(): White is never told a turn began
+    game.start()
+    if chess.WHITE in failed:
+        game.resign(chess.WHITE)
