@@ -27,16 +27,16 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.arbiter.variants.exact_belief import BayesStep, EnumeratedBelief, board_key
+from blindchess.arbiter.variants.exact_belief import BayesStep, EnumeratedBelief
+from blindchess.arbiter.variants.geometry import code_piece
 from blindchess.arbiter.variants.teaching import TEACHING_4X4
 
 
-def placement(key: tuple[str, bool]) -> str:
-    board = chess.Board(None)
-    board.set_board_fen(key[0])
+def placement(key: bytes) -> str:
+    """A belief key (64 piece codes) as the 4x4 placement, rank 4 first."""
     rows = []
     for rank in range(3, -1, -1):
-        rows.append("".join((p.symbol() if (p := board.piece_at(chess.square(f, rank))) else ".") for f in range(4)))
+        rows.append("".join((p.symbol() if (p := code_piece(key[chess.square(f, rank)])) else ".") for f in range(4)))
     return "/".join(rows)
 
 
@@ -54,7 +54,7 @@ def describe(event: Observation) -> str:
     return type(event).__name__
 
 
-def show(step: BayesStep, truth: tuple[str, bool], rows: int) -> None:
+def show(step: BayesStep, truth: bytes, rows: int) -> None:
     print(f"\n== {describe(step.event)}")
     order = sorted(step.prior, key=lambda k: -step.prior[k])
     print(f"   {'board':20s} {'prior':>8s} {'P(o|s)':>7s} {'posterior':>9s}")
@@ -80,24 +80,24 @@ def main() -> None:
     board = rules.starting_board()
     belief = EnumeratedBelief(rules)
     belief.update(GameStarted(chess.WHITE, rules.fen(board)))
-    print(f"teaching board {rules.game.name}, start {placement(board_key(board))}, seed {args.seed}")
+    print(f"teaching board {rules.game.name}, start {placement(rules.cells_of(board))}, seed {args.seed}")
     capture = None
     for _ in range(2 * args.turns):
         mover = rules.turn(board)
         if mover == chess.WHITE:
             belief.update(OpponentMoved(capture))
             assert belief.last_step is not None
-            show(belief.last_step, board_key(board), args.rows)
+            show(belief.last_step, rules.cells_of(board), args.rows)
             square = int(rng.choice(rules.sense_actions(board)))
             belief.update(SenseResult(square, rules.sense(board, square)))
             assert belief.last_step is not None
-            show(belief.last_step, board_key(board), args.rows)
+            show(belief.last_step, rules.cells_of(board), args.rows)
         actions = rules.move_actions(board)
         request = actions[int(rng.integers(len(actions)))]
         taken = rules.revise(board, rules.normalize(board, request))
         capture = rules.capture_square(board, taken)
         if mover == chess.WHITE:
-            before = board_key(board)
+            before = rules.cells_of(board)
         rules.push(board, taken)
         if mover == chess.WHITE:
             belief.update(MoveResult(request, taken, capture))

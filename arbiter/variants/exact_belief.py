@@ -1,9 +1,10 @@
-"""An exact belief for small boards, enumerated through any `Rules` object, with the Bayes step kept for teaching.
+"""An exact belief for the small boards, enumerated with the board's own move generator; keeps each Bayes step for teaching.
 
-The belief is a dictionary from hidden boards to probabilities. Each event is one
-step of a POMDP filter. With a model pi(a | s) of the opponent (uniform over its
-move actions and the pass), the opponent's turn is a prediction followed by a
-correction::
+The belief is a dictionary from hidden boards (the 64 piece codes of
+:mod:`~blindchess.arbiter.variants.geometry`, as bytes) to probabilities. Each
+event is one step of a POMDP filter. With a model pi(a | s) of the opponent
+(uniform over its move actions and the pass), the opponent's turn is a
+prediction followed by a correction::
 
     prior       b^-(s')   = sum_s b(s) sum_a pi(a | s) [T(s, a) = s']
     likelihood  P(o | s') = 1 if the capture square the arbiter reports equals the one s' implies, else 0
@@ -13,14 +14,14 @@ A sense result is a correction only (the likelihood is 1 where the window matche
 our own move result is a correction (the arbiter's revised move and capture must
 be what the board implies) followed by the now-known transition. Every
 likelihood is 0 or 1, so the *support* is exactly the set of boards consistent
-with the observations: the same set as the exhaustive `BoardSet`, with
-probabilities under the uniform-opponent model on top.
+with the observations (what an exhaustive board set holds), with probabilities
+under the uniform-opponent model on top.
 
-It works over any `Rules[chess.Board]` (the 8x8 rules too), but enumerates every
-opponent action on every board, so it is meant for the small boards
-(:mod:`~blindchess.arbiter.variants.teaching`, Mini-Chess), where the support stays
-in the hundreds or thousands. `last_step` keeps the prior, the likelihood and
-the posterior of the latest event for :mod:`experiments.pomdp_walkthrough`.
+It enumerates every opponent action on every board through the rules object's
+unchecked helpers (`successors`, `revise_code`), so it is meant for the small
+boards (:mod:`~blindchess.arbiter.variants.teaching`, Mini-Chess). `last_step`
+keeps the prior, the likelihood and the posterior of the latest event for
+``experiments/pomdp_walkthrough.py``.
 """
 
 from __future__ import annotations
@@ -32,18 +33,16 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.beliefs.base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
+from blindchess.beliefs.base import N_CHANNELS, InconsistentObservationError, NotInitialisedError
 
 from ..observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from ..types import Color
-from ..variant import Rules
+from .geometry import piece_code
+from .minichess import encode
+from .recon import ReconMiniChessRules
 
-BoardKey = tuple[str, Color]
-"""A hidden board as the belief tells boards apart: piece placement and side to move."""
-
-
-def board_key(board: chess.Board) -> BoardKey:
-    return board.board_fen(), board.turn
+BoardKey = bytes
+"""A hidden board: its 64 piece codes (the side to move is the same on every board of a belief)."""
 
 
 @dataclass(frozen=True)
@@ -57,15 +56,17 @@ class BayesStep:
 
 
 class EnumeratedBelief:
-    """The exact belief over hidden boards, enumerated with a rules object (uniform opponent model).
+    """The exact belief over hidden small boards (uniform opponent model).
 
     Implements :class:`blindchess.beliefs.base.Belief` and `WeightedBoards`.
     """
 
-    def __init__(self, rules: Rules[chess.Board]) -> None:
+    def __init__(self, rules: ReconMiniChessRules) -> None:
         self.rules = rules
         self.color: Optional[Color] = None
-        self._boards: dict[BoardKey, chess.Board] = {}
+        self.turn: Color = chess.WHITE
+        """The side to move on every board of the belief."""
+        self.fullmove_number = 1
         self._probs: dict[BoardKey, float] = {}
         self.last_step: Optional[BayesStep] = None
 
@@ -74,78 +75,81 @@ class EnumeratedBelief:
     def update(self, observation: Observation) -> None:
         if isinstance(observation, GameStarted):
             board = self.rules.starting_board(observation.starting_fen)
-            self.color = observation.color
-            self._boards = {board_key(board): board}
-            self._probs = {board_key(board): 1.0}
-            self.last_step = BayesStep(observation, dict(self._probs), {board_key(board): 1.0}, dict(self._probs))
+            self.color, self.turn, self.fullmove_number = observation.color, board.turn, board.fullmove_number
+            key = self.rules.cells_of(board)
+            self._probs = {key: 1.0}
+            self.last_step = BayesStep(observation, {key: 1.0}, {key: 1.0}, {key: 1.0})
             return
         if self.color is None:
             raise NotInitialisedError(f"{observation!r} arrived before GameStarted")
         if isinstance(observation, GameEnded):
             return
         if isinstance(observation, OpponentMoved):
-            prior_boards, prior = self._predict_opponent_move()
-            likelihood = {
-                key: float(capture == observation.capture_square) for key, (board, capture) in prior_boards.items()
-            }
-            boards = {key: board for key, (board, _) in prior_boards.items()}
+            prior, likelihood = self._predict_opponent_move(observation)
         elif isinstance(observation, SenseResult):
-            prior, boards = dict(self._probs), self._boards
-            likelihood = {
-                key: float(observation.square is None or self.rules.sense(board, observation.square) == observation.window)
-                for key, board in boards.items()
-            }
+            prior = self._probs
+            likelihood = self._sense_likelihood(observation)
         else:
-            prior, boards = dict(self._probs), self._boards
-            likelihood = {key: float(self._explains(board, observation)) for key, board in boards.items()}
-        posterior = _normalised({key: prior[key] * likelihood[key] for key in prior}, observation)
+            prior = self._probs
+            likelihood = self._move_likelihood(observation)
+        posterior = _normalised({key: p * likelihood[key] for key, p in prior.items()}, observation)
         self.last_step = BayesStep(observation, prior, likelihood, posterior)
-        self._boards = {key: boards[key] for key in posterior}
         self._probs = posterior
         if isinstance(observation, MoveResult):
             self._apply_own_move(observation.taken_move)
 
-    def _predict_opponent_move(self) -> tuple[dict[BoardKey, tuple[chess.Board, Optional[int]]], dict[BoardKey, float]]:
-        """Children of every board under every opponent action (uniform), with the capture square each implies."""
-        children: dict[BoardKey, tuple[chess.Board, Optional[int]]] = {}
+    def _predict_opponent_move(self, event: OpponentMoved) -> tuple[dict[BoardKey, float], dict[BoardKey, float]]:
+        """Children of every board under every opponent action (uniform), and whether each explains `event`."""
+        if self.turn == self.color:  # White's first turn: no opponent move happened
+            return dict(self._probs), {key: float(event.capture_square is None) for key in self._probs}
         prior: dict[BoardKey, float] = {}
-        for key, board in self._boards.items():
-            if self.rules.turn(board) == self.color:  # White's first turn: no opponent move happened
-                children[key] = (board, None)
-                prior[key] = prior.get(key, 0.0) + self._probs[key]
-                continue
-            actions: list[Optional[chess.Move]] = [None, *self.rules.move_actions(board)]
-            share = self._probs[key] / len(actions)
-            for action in actions:
-                taken = None if action is None else self.rules.revise(board, self.rules.normalize(board, action))
-                capture = self.rules.capture_square(board, taken)
-                child = self.rules.copy(board)
-                self.rules.push(child, taken)
-                child_key = board_key(child)
-                # Our own pieces are the same on every board, so the capture square (where one of them
-                # vanished) is a function of the child placement: merging children loses nothing.
-                previous = children.get(child_key)
-                assert previous is None or previous[1] == capture, "one placement reached with two capture squares"
-                children[child_key] = (child, capture)
-                prior[child_key] = prior.get(child_key, 0.0) + share
-        return children, prior
+        likelihood: dict[BoardKey, float] = {}
+        wanted = event.capture_square
+        for key, p in self._probs.items():
+            children = self.rules.successors(key, self.turn)
+            share = p / len(children)
+            for child, capture in children:
+                prior[child] = prior.get(child, 0.0) + share
+                # Our pieces are the same on every board, so the capture square (where one of them vanished) is a
+                # function of the child: a child never arrives with two different capture squares.
+                likelihood[child] = float(capture == wanted)
+        self._advance()
+        return prior, likelihood
 
-    def _explains(self, board: chess.Board, result: MoveResult) -> bool:
-        if result.requested_move is None:
-            return result.taken_move is None
-        taken = self.rules.revise(board, self.rules.normalize(board, result.requested_move))
-        return taken == result.taken_move and self.rules.capture_square(board, taken) == result.capture_square
+    def _sense_likelihood(self, event: SenseResult) -> dict[BoardKey, float]:
+        if event.square is None:
+            return {key: 1.0 for key in self._probs}
+        squares = [square for square, _ in event.window]
+        seen = bytes(piece_code(piece) for _, piece in event.window)
+        return {key: float(bytes(key[s] for s in squares) == seen) for key in self._probs}
+
+    def _move_likelihood(self, event: MoveResult) -> dict[BoardKey, float]:
+        if event.requested_move is None:
+            return {key: float(event.taken_move is None) for key in self._probs}
+        request = encode(event.requested_move)
+        taken = -1 if event.taken_move is None else encode(event.taken_move)
+        likelihood = {}
+        for key in self._probs:
+            made = self.rules.revise_code(key, self.turn, request)
+            capture = (made >> 6 & 63) if made >= 0 and key[made >> 6 & 63] else None
+            likelihood[key] = float(made == taken and capture == event.capture_square)
+        return likelihood
 
     def _apply_own_move(self, taken: Optional[chess.Move]) -> None:
-        boards: dict[BoardKey, chess.Board] = {}
-        probs: dict[BoardKey, float] = {}
-        for key, board in self._boards.items():
-            child = self.rules.copy(board)
-            self.rules.push(child, taken)
-            child_key = board_key(child)
-            boards[child_key] = child
-            probs[child_key] = probs.get(child_key, 0.0) + self._probs[key]
-        self._boards, self._probs = boards, probs
+        if taken is not None:
+            move = encode(taken)
+            probs: dict[BoardKey, float] = {}
+            for key, p in self._probs.items():
+                child = bytearray(key)
+                self.rules.game.make(child, move)  # type: ignore[arg-type]
+                probs[bytes(child)] = probs.get(bytes(child), 0.0) + p
+            self._probs = probs
+        self._advance()
+
+    def _advance(self) -> None:
+        if self.turn == chess.BLACK:
+            self.fullmove_number += 1
+        self.turn = not self.turn
 
     # -- reading the belief -------------------------------------------------------
 
@@ -157,17 +161,19 @@ class EnumeratedBelief:
         """The distribution itself (a copy)."""
         return dict(self._probs)
 
+    def board(self, key: BoardKey) -> chess.Board:
+        """The `chess.Board` of a key of this belief."""
+        return self.rules.board_of(key, self.turn, self.fullmove_number)
+
     def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
         keys = list(self._probs)
         picks = rng.choice(len(keys), size=n, p=self.weights())
-        return [self._boards[keys[i]].copy(stack=False) for i in picks]
+        return [self.board(keys[i]) for i in picks]
 
     def piece_grid(self) -> np.ndarray:
-        grid = np.zeros((len(self._boards), 64), dtype=np.uint8)
-        for row, board in enumerate(self._boards.values()):
-            for square, piece in board.piece_map().items():
-                grid[row, square] = channel(piece)
-        return grid
+        if not self._probs:
+            return np.zeros((0, 64), dtype=np.uint8)
+        return np.frombuffer(b"".join(self._probs), dtype=np.uint8).reshape(len(self._probs), 64).copy()
 
     def weights(self) -> np.ndarray:
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
@@ -181,18 +187,17 @@ class EnumeratedBelief:
         return marginals
 
     def entropy(self) -> float:
-        return -sum(p * math.log2(p) for p in self._probs.values() if p > 0)
+        return max(0.0, -sum(p * math.log2(p) for p in self._probs.values() if p > 0))
 
     def copy(self) -> EnumeratedBelief:
         other = EnumeratedBelief(self.rules)
-        other.color = self.color
-        other._boards = {key: board.copy(stack=False) for key, board in self._boards.items()}
+        other.color, other.turn, other.fullmove_number = self.color, self.turn, self.fullmove_number
         other._probs = dict(self._probs)
         other.last_step = self.last_step
         return other
 
     def __contains__(self, board: object) -> bool:
-        return isinstance(board, chess.Board) and board_key(board) in self._probs
+        return isinstance(board, chess.Board) and board.turn == self.turn and self.rules.cells_of(board) in self._probs
 
     def __len__(self) -> int:
         return len(self._probs)

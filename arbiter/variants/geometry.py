@@ -66,6 +66,12 @@ class Geometry:
         # pawn_push[color][square] is the one-step target or -1; pawn_captures[color][square] the diagonals.
         self.pawn_push = (self._pawn_push(-1), self._pawn_push(1))
         self.pawn_captures = (self._steps(((-1, -1), (1, -1))), self._steps(((-1, 1), (1, 1))))
+        # path[(origin, target)]: the squares after `origin` up to and including `target` on a rank, file or diagonal.
+        self.path: dict[tuple[Square, Square], tuple[Square, ...]] = {}
+        for origin in self.squares:
+            for ray in self.queen_rays[origin]:
+                for i, target in enumerate(ray):
+                    self.path[(origin, target)] = ray[: i + 1]
         self.last_rank = (tuple(chess.square(f, 0) for f in range(files)), tuple(chess.square(f, ranks - 1) for f in range(files)))
 
     def __repr__(self) -> str:

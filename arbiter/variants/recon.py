@@ -36,7 +36,7 @@ import chess
 
 from ..observations import SenseWindow
 from ..types import Color, Square
-from .geometry import BISHOP, EMPTY, PAWN, QUEEN, ROOK, piece_code
+from .geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, code_piece, piece_code
 from .minichess import IMCS, MINICHESS, PROMOTION_FLAG, MiniChessRules, decode, encode
 
 
@@ -57,12 +57,75 @@ class ReconMiniChessRules:
     def __repr__(self) -> str:
         return f"ReconMiniChessRules({self.game.name!r})"
 
-    def _cells(self, board: chess.Board) -> list[int]:
-        """Piece codes of `board` (unchecked: pieces off the small board are ignored)."""
-        cells = [EMPTY] * 64
+    # -- fast, unchecked helpers over piece codes (for beliefs that enumerate boards) -------
+
+    def cells_of(self, board: chess.Board) -> bytes:
+        """The 64 piece codes of `board` (unchecked: pieces off the small board are kept as they are)."""
+        cells = bytearray(64)
         for square, piece in board.piece_map().items():
             cells[square] = piece_code(piece)
-        return cells
+        return bytes(cells)
+
+    def board_of(self, cells: bytes, turn: Color, fullmove_number: int = 1) -> chess.Board:
+        """A `chess.Board` of piece codes (no castling rights, no en passant)."""
+        board = chess.Board(None)
+        for square in self.geometry.squares:
+            if cells[square]:
+                board.set_piece_at(square, code_piece(cells[square]))
+        board.turn = turn
+        board.fullmove_number = fullmove_number
+        return board
+
+    def action_codes(self, cells: bytes, turn: Color) -> list[int]:
+        """The move actions (int moves) of `turn`: its moves with every opponent piece removed, plus pawn diagonals."""
+        low, high = (1, 6) if turn else (7, 12)
+        own = bytearray(64)
+        for square in self.geometry.squares:
+            if low <= cells[square] <= high:
+                own[square] = cells[square]
+        moves = self.game.generate(own, turn)  # type: ignore[arg-type]
+        pawn = low  # PAWN + colour offset
+        last_rank = self.geometry.last_rank[turn]
+        for square in self.geometry.squares:
+            if own[square] == pawn:
+                for target in self.geometry.pawn_captures[turn][square]:
+                    if own[target] == EMPTY:
+                        moves.append(square | target << 6 | (PROMOTION_FLAG if target in last_rank else 0))
+        return moves
+
+    def revise_code(self, cells: bytes, turn: Color, move: int) -> int:
+        """The move made (int) for a normalised move action `move`, or -1 if it is illegal (RBC rule 5c). Unchecked."""
+        origin, target = move & 63, move >> 6 & 63
+        kind = cells[origin] - (0 if turn else BLACK_OFFSET)
+        occupied = cells[target] != EMPTY
+        if kind == PAWN:
+            if target == self.geometry.pawn_push[turn][origin]:
+                return -1 if occupied else move
+            return move if occupied else -1  # a diagonal needs an (opponent) piece to take
+        if kind == KNIGHT or kind == KING:
+            return move
+        if kind == BISHOP and self.game.imcs and target in self.geometry.orthogonal_step[origin]:
+            return -1 if occupied else move  # the IMCS step never captures
+        for square in self.geometry.path[(origin, target)]:
+            if cells[square] != EMPTY:
+                return origin | square << 6  # own pieces never block a move action: this is a capture
+        return move
+
+    def successors(self, cells: bytes, turn: Color) -> list[tuple[bytes, Optional[Square]]]:
+        """The board after each move action of `turn` (then the pass), with the capture square; duplicates kept."""
+        children: list[tuple[bytes, Optional[Square]]] = []
+        for action in self.action_codes(cells, turn):
+            taken = self.revise_code(cells, turn, action)
+            if taken < 0:
+                children.append((cells, None))
+                continue
+            child = bytearray(cells)
+            captured = self.game.make(child, taken)  # type: ignore[arg-type]
+            children.append((bytes(child), (taken >> 6 & 63) if captured else None))
+        children.append((cells, None))
+        return children
+
+    # -- the Rules protocol -----------------------------------------------------------
 
     def starting_board(self, fen: Optional[str] = None) -> chess.Board:
         if fen is None:
@@ -87,21 +150,7 @@ class ReconMiniChessRules:
         return tuple((s, board.piece_at(s)) for s in self.geometry.window(square))
 
     def move_actions(self, board: chess.Board) -> list[chess.Move]:
-        own = board.occupied_co[board.turn]
-        cells = [EMPTY] * 64
-        for square, piece in board.piece_map().items():
-            if own >> square & 1:
-                cells[square] = piece_code(piece)
-        moves = self.game.generate(cells, board.turn)
-        pawn = piece_code(chess.Piece(PAWN, board.turn))
-        last_rank = self.geometry.last_rank[board.turn]
-        for square in self.geometry.squares:
-            if cells[square] != pawn:
-                continue
-            for target in self.geometry.pawn_captures[board.turn][square]:
-                if cells[target] == EMPTY:
-                    moves.append(square | target << 6 | (PROMOTION_FLAG if target in last_rank else 0))
-        return [decode(move) for move in moves]
+        return [decode(move) for move in self.action_codes(self.cells_of(board), board.turn)]
 
     def normalize(self, board: chess.Board, move: chess.Move) -> chess.Move:
         if (
@@ -114,19 +163,8 @@ class ReconMiniChessRules:
 
     def revise(self, board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
         """The move made for a normalised request from `move_actions`, or None (illegal). Unchecked."""
-        cells = self._cells(board)
-        if encode(move) in self.game.generate(cells, board.turn):
-            return move
-        kind = board.piece_type_at(move.from_square)
-        if kind not in (BISHOP, ROOK, QUEEN):
-            return None
-        rays = self.geometry.queen_rays if kind == QUEEN else self.geometry.rook_rays if kind == ROOK else self.geometry.bishop_rays
-        for ray in rays[move.from_square]:
-            if move.to_square in ray:
-                for square in ray:
-                    if cells[square] != EMPTY:
-                        return chess.Move(move.from_square, square)  # own pieces never block a move action
-        return None
+        taken = self.revise_code(self.cells_of(board), board.turn, encode(move))
+        return None if taken < 0 else decode(taken)
 
     def capture_square(self, board: chess.Board, move: Optional[chess.Move]) -> Optional[Square]:
         if move is None or board.piece_at(move.to_square) is None:

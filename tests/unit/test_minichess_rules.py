@@ -83,3 +83,41 @@ def test_recon_move_actions_offer_pawn_diagonals_and_queen_promotions() -> None:
     actions = set(RECON_MINICHESS.move_actions(board))
     assert {M("c5c6q"), M("c5b6q"), M("c5d6q")} <= actions
     assert RECON_MINICHESS.normalize(board, M("c5c6")) == M("c5c6q")
+
+
+def _reference_revise(rules, board: chess.Board, move: chess.Move):
+    """Slow, obviously-correct revision: legal if the full generator has it, else a slider stops at its first blocker."""
+    game = rules.game
+    cells = [0] * 64
+    for square, piece in board.piece_map().items():
+        cells[square] = piece.piece_type + (0 if piece.color else 6)
+    if any(m == move for m in (chess.Move(m & 63, m >> 6 & 63, chess.QUEEN if m >> 12 else None) for m in game.generate(cells, board.turn))):
+        return move
+    kind = board.piece_type_at(move.from_square)
+    geometry = rules.geometry
+    rays = {chess.BISHOP: geometry.bishop_rays, chess.ROOK: geometry.rook_rays, chess.QUEEN: geometry.queen_rays}.get(kind)
+    for ray in rays[move.from_square] if rays else ():
+        if move.to_square in ray:
+            return next(chess.Move(move.from_square, square) for square in ray if cells[square])
+    return None
+
+
+def test_fast_revision_agrees_with_the_reference_on_random_positions() -> None:
+    import numpy as np
+
+    for rules in (RECON_MINICHESS, RECON_MINICHESS_IMCS):
+        rng = np.random.default_rng(5)
+        checked = 0
+        for _ in range(30):
+            board = rules.starting_board()
+            for _ in range(60):
+                actions = rules.move_actions(board)
+                for action in actions:
+                    normalized = rules.normalize(board, action)
+                    assert rules.revise(board, normalized) == _reference_revise(rules, board, normalized), (board.fen(), action)
+                    checked += 1
+                taken = rules.revise(board, rules.normalize(board, actions[int(rng.integers(len(actions)))]))
+                rules.push(board, taken)
+                if rules.king_captured(board) is not None:
+                    break
+        assert checked > 5000

@@ -1,0 +1,147 @@
+"""A belief bot for recon Mini-Chess (and the teaching boards): exact belief, information-greedy sensing, alpha-beta moves.
+
+It is a `Player` like every RBC bot, so the arbiter's game flow runs it unchanged; only
+its parts know the small board:
+
+- **belief**: the exact enumerated belief
+  (:class:`~blindchess.arbiter.variants.exact_belief.EnumeratedBelief`), fed the
+  observation events the callbacks carry;
+- **sense**: the window whose contents are most uncertain, i.e. the square ``s``
+  maximising the entropy ``H(W_s)`` of what the window will show under the belief
+  (for a deterministic sensor this is the expected information gain);
+- **move**: take the king when the belief says that is likely, else the move the
+  Mini-Chess alpha-beta engine (:class:`~blindchess.bots.minichess_engine.AlphaBetaPlayer`)
+  plays on the most probable boards, by probability-weighted vote.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter import Player
+from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.types import Color, Square, WinReason
+from blindchess.arbiter.variants.exact_belief import EnumeratedBelief
+from blindchess.arbiter.variants.geometry import BLACK_OFFSET, KING
+from blindchess.arbiter.variants.minichess import Position, encode
+from blindchess.arbiter.variants.recon import RECON_MINICHESS, ReconMiniChessRules
+
+from .minichess_engine import AlphaBetaPlayer
+
+KING_CAPTURE_CONFIDENCE = 0.5
+"""Take a king-capturing action when the belief puts at least this much mass on it working."""
+
+
+def window_entropy(grid: np.ndarray, weights: np.ndarray, window: tuple[Square, ...]) -> float:
+    """Entropy (bits) of the contents of `window` under boards `grid` (N x 64 codes) with `weights`."""
+    _, groups = np.unique(grid[:, list(window)], axis=0, return_inverse=True)
+    mass = np.bincount(groups.ravel(), weights=weights)
+    mass = mass[mass > 0]
+    return float(-(mass * np.log2(mass)).sum())
+
+
+class ReconMiniChessBot(Player):
+    """Exact belief + entropy sensing + alpha-beta on the likeliest boards.
+
+    Args:
+        rules: the small-board recon rules (5x6 Mini-Chess by default).
+        rng: breaks ties between equally informative sense squares.
+        depth: the engine's search depth per board.
+        boards: how many of the most probable boards vote on the move.
+        belief_factory: builds the belief from the rules (the exact enumerated belief by default).
+        explore: probability of a uniformly random sense and a uniformly random move action instead
+            (0 by default; seeded games use it to visit many different positions).
+    """
+
+    def __init__(
+        self,
+        rules: ReconMiniChessRules = RECON_MINICHESS,
+        rng: Optional[np.random.Generator] = None,
+        depth: int = 2,
+        boards: int = 4,
+        belief_factory: Callable[[ReconMiniChessRules], EnumeratedBelief] = EnumeratedBelief,
+        explore: float = 0.0,
+    ) -> None:
+        self.explore = explore
+        self.rules = rules
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.engine = AlphaBetaPlayer(max_depth=depth)
+        self.boards = boards
+        self.belief_factory = belief_factory
+        self.belief = belief_factory(rules)
+        self.color: Color = chess.WHITE
+        self._sensed: Optional[Square] = None
+
+    def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:
+        self.color = color
+        self.belief = self.belief_factory(self.rules)
+        self.belief.update(GameStarted(color, board.fen(), opponent_name))
+        self.engine.reset()
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
+        self.belief.update(OpponentMoved(capture_square))
+
+    def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
+        if self.rng.random() < self.explore:
+            self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
+            return self._sensed
+        if len(self.belief) == 1:  # nothing to learn: any window will do
+            self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
+            return self._sensed
+        grid, weights = self.belief.piece_grid(), self.belief.weights()
+        geometry = self.rules.geometry
+        scores = np.array([window_entropy(grid, weights, geometry.window(square)) for square in sense_actions])
+        best = np.flatnonzero(scores >= scores.max() - 1e-12)
+        self._sensed = sense_actions[int(self.rng.choice(best))]
+        return self._sensed
+
+    def handle_sense_result(self, sense_result: list[tuple[Square, Optional[chess.Piece]]]) -> None:
+        self.belief.update(SenseResult(self._sensed, tuple(sense_result)))
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        if not move_actions:
+            return None
+        if self.rng.random() < self.explore:
+            return move_actions[int(self.rng.integers(len(move_actions)))]
+        probabilities = self.belief.probabilities()
+        keys = sorted(probabilities, key=probabilities.__getitem__, reverse=True)
+        actions = {encode(move): move for move in move_actions}
+        enemy_king = KING + (BLACK_OFFSET if self.color == chess.WHITE else 0)
+        kill = dict.fromkeys(actions, 0.0)
+        for key in keys:
+            for action in actions:
+                made = self.rules.revise_code(key, self.color, action)
+                if made >= 0 and key[made >> 6 & 63] == enemy_king:
+                    kill[action] += probabilities[key]
+        best_kill = max(kill, key=kill.__getitem__)
+        if kill[best_kill] >= KING_CAPTURE_CONFIDENCE:
+            return actions[best_kill]
+        votes = dict.fromkeys(actions, 0.0)
+        ply = 2 * (self.belief.fullmove_number - 1) + (0 if self.color == chess.WHITE else 1)
+        for key in keys[: self.boards]:
+            position = Position(list(key), self.color, ply)
+            if self.rules.game.outcome(position) is not None:
+                continue
+            choice = encode(self.engine.choose_move(self.rules.game, position))
+            if choice in votes:
+                votes[choice] += probabilities[key]
+        best = max(votes, key=votes.__getitem__)
+        if votes[best] > 0:
+            return actions[best]
+        return move_actions[int(self.rng.integers(len(move_actions)))]
+
+    def handle_move_result(
+        self,
+        requested_move: Optional[chess.Move],
+        taken_move: Optional[chess.Move],
+        captured_opponent_piece: bool,
+        capture_square: Optional[Square],
+    ) -> None:
+        self.belief.update(MoveResult(requested_move, taken_move, capture_square))
+
+    def handle_game_end(self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: Any) -> None:
+        pass
+
