@@ -1,0 +1,95 @@
+"""`blindchess replay FILE`: step through a saved game in the terminal.
+
+Each turn shows the true board before the move (the sense window in brackets), what the
+player sensed and saw, the move it asked for and the move it got, and any capture. In a
+terminal it waits for Enter between turns; with ``--all`` (or when output is not a terminal
+or input is not one) it prints every turn, which is what scripts and tests use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Optional, TextIO
+
+import chess
+
+from .history import GameHistory
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("replay", help="step through a saved game history (JSON)", description=__doc__)
+    parser.add_argument("file", help="a game history JSON file (ours or reconchess's)")
+    parser.add_argument("--all", action="store_true", help="print every turn without pausing")
+    parser.add_argument("--color", choices=("white", "black"), help="show only this player's turns")
+    parser.set_defaults(run=run)
+
+
+def _square_name(square: Optional[int]) -> str:
+    return "-" if square is None else chess.square_name(square)
+
+
+def _move_text(move: Optional[chess.Move]) -> str:
+    return "pass" if move is None else move.uci()
+
+
+def render_board(board: chess.Board, window: frozenset[int] = frozenset()) -> str:
+    """The board as text, White at the bottom, squares of `window` in brackets."""
+    lines = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            square = chess.square(file, rank)
+            piece = board.piece_at(square)
+            symbol = "." if piece is None else piece.symbol()
+            cells.append(f"[{symbol}]" if square in window else f" {symbol} ")
+        lines.append((f"{rank + 1} " + "".join(cells)).rstrip())
+    lines.append("  " + "".join(f" {name} " for name in chess.FILE_NAMES))
+    return "\n".join(lines)
+
+
+def describe_turn(history: Any, turn: Any) -> str:
+    """One turn of `history` as text: board with sense window, sense result, move, capture."""
+    color = chess.COLOR_NAMES[turn.color]
+    sense_square = history.sense(turn)
+    sense_result = history.sense_result(turn)
+    window = frozenset(square for square, _ in sense_result)
+    seen = " ".join(f"{chess.square_name(square)}:{'.' if piece is None else piece.symbol()}" for square, piece in sense_result)
+    requested, taken, capture_square = history.move_result(turn)
+    board = history.truth_board_before_move(turn)
+    captured = None if capture_square is None else board.piece_at(capture_square)
+    lines = [
+        f"== turn {turn.turn_number + 1}, {color} ({history.get_white_player_name() if turn.color else history.get_black_player_name()})",
+        render_board(board, window),
+        f"sense:    {_square_name(sense_square)}" + (f"  saw {seen}" if seen else "  (no sense)"),
+        f"move:     requested {_move_text(requested)}, taken {_move_text(taken)}",
+        f"capture:  {_square_name(capture_square)}" + ("" if captured is None else f" (took {captured.symbol()})"),
+    ]
+    return "\n".join(lines)
+
+
+def replay(history: Any, out: TextIO, color: Optional[bool] = None, pause: bool = False) -> int:
+    """Write every turn of `history` (of `color` only, if given) to `out`; returns the number of turns shown."""
+    white, black = history.get_white_player_name(), history.get_black_player_name()
+    out.write(f"{white} (white) vs {black} (black), {history.num_turns()} turns\n")
+    shown = 0
+    for turn in history.turns(color):
+        out.write(describe_turn(history, turn) + "\n")
+        shown += 1
+        if pause:
+            out.flush()
+            if input("[Enter] next turn, q then Enter to stop: ").strip().lower() == "q":
+                break
+    winner = history.get_winner_color()
+    reason = history.get_win_reason()
+    result = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} wins"
+    out.write(f"result: {result}" + ("" if reason is None else f" by {reason.name}") + "\n")
+    return shown
+
+
+def run(args: argparse.Namespace) -> int:
+    history = GameHistory.from_file(args.file)
+    color = None if args.color is None else args.color == "white"
+    pause = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
+    replay(history, sys.stdout, color, pause)
+    return 0

@@ -1,0 +1,204 @@
+"""`blindchess match WHITE BLACK`: play games between two bots, save every history, print a summary.
+
+Bots are registered short names (`random`, `attacker`, `trout`, ...), module names or paths to
+Python files, ours or reconchess's. Colours alternate: the first bot named plays White in games
+1, 3, 5, ... and Black in games 2, 4, ..., so a match of an even number of games gives neither
+bot the first move more often; the summary counts results per bot, not per colour.
+
+Progress goes to stderr (one line per game), the summary table to stdout. Each history is
+saved as ``<run stamp>-<game no>-<white>-vs-<black>.json`` in ``--out``; names are created
+exclusively, so concurrent matches never overwrite each other's files. Each progress line ends
+with the two bots' seeds (white/black): ``blindchess playback FILE BOT COLOR --seed S`` gives
+one of our bots the same randomness again, to reproduce what it did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import logging
+import os
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+import chess
+import numpy as np
+
+from blindchess.arbiter import LocalGame, WinReason, play_local_game
+
+from blindchess.arbiter.loading import PlayerLoadError
+
+from .engine import EngineNotFoundError
+from .registry import make_bot, resolve_bot
+
+logger = logging.getLogger(__name__)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "match",
+        help="play games between two bots and summarise them",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
+    parser.add_argument("black", help="second bot (Black in odd-numbered games)")
+    parser.add_argument("--games", type=_positive_int, default=1, help="number of games (default 1)")
+    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player in seconds (default 900)")
+    parser.add_argument("--increment", type=float, default=5.0, help="seconds added per turn (default 5)")
+    parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
+    parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
+    parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.set_defaults(run=run)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+@dataclass
+class BotRecord:
+    """One bot's results over a match."""
+
+    label: str
+    games: int = 0
+    wins_as_white: int = 0
+    wins_as_black: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def wins(self) -> int:
+        return self.wins_as_white + self.wins_as_black
+
+
+@dataclass
+class MatchSummary:
+    """Results of a match, per bot (in the order named) and overall."""
+
+    bots: tuple[BotRecord, BotRecord]
+    reasons: Counter[str] = field(default_factory=Counter)
+    turns: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    errors: int = 0
+
+    def record(self, white_index: int, winner: Optional[bool], reason: Optional[WinReason], turns: int, seconds: float) -> None:
+        white, black = self.bots[white_index], self.bots[1 - white_index]
+        white.games += 1
+        black.games += 1
+        if winner is None:
+            white.draws += 1
+            black.draws += 1
+        elif winner == chess.WHITE:
+            white.wins_as_white += 1
+            black.losses += 1
+        else:
+            black.wins_as_black += 1
+            white.losses += 1
+        self.reasons[reason.name if reason is not None else "NONE"] += 1
+        self.turns.append(turns)
+        self.seconds.append(seconds)
+
+    def table(self) -> str:
+        """The summary as a plain-text table."""
+        width = max(len(bot.label) for bot in self.bots) + 2
+        header = f"{'bot':<{width}}{'games':>6}{'wins':>6}{'as white':>10}{'as black':>10}{'losses':>8}{'draws':>7}"
+        rows = [header, "-" * len(header)]
+        for bot in self.bots:
+            rows.append(
+                f"{bot.label:<{width}}{bot.games:>6}{bot.wins:>6}{bot.wins_as_white:>10}"
+                f"{bot.wins_as_black:>10}{bot.losses:>8}{bot.draws:>7}"
+            )
+        rows.append("")
+        rows.append("reason         games")
+        rows.extend(f"{name:<15}{count:>5}" for name, count in self.reasons.most_common())
+        if self.errors:
+            rows.append(f"{'ERROR':<15}{self.errors:>5}")
+        if self.turns:
+            rows.append("")
+            rows.append(
+                f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted), "
+                f"{np.mean(self.seconds):.2f} s"
+            )
+        return "\n".join(rows)
+
+
+def unique_history_path(folder: Path, stem: str) -> Path:
+    """A new, exclusively created file ``<stem>.json`` in `folder` (``<stem>-1.json``, ... if taken)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1000):
+        path = folder / (f"{stem}.json" if attempt == 0 else f"{stem}-{attempt}.json")
+        try:
+            with open(path, "x"):
+                return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free file name for {stem!r} in {folder}")
+
+
+def _safe_name(text: str) -> str:
+    return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
+
+
+def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
+    """Play the match `args` describes, saving histories; returns the summary."""
+    first, second = resolve_bot(args.white), resolve_bot(args.black)
+    labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
+    summary = MatchSummary((BotRecord(labels[0]), BotRecord(labels[1])))
+    if args.seed is not None:
+        random.seed(args.seed)  # reconchess's bots draw from the random module
+    # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
+    seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
+    out = Path(args.out)
+    for index in range(args.games):
+        white_index = index % 2
+        (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
+        white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
+        game = LocalGame(
+            seconds_per_player=args.seconds,
+            seconds_increment=args.increment,
+            full_turn_limit=args.full_turn_limit,
+        )
+        # A bot that cannot even be built (no Stockfish, say) is a setup error: let it end the match.
+        white = make_bot(white_class, seeds[2 * index])
+        black = make_bot(black_class, seeds[2 * index + 1])
+        started = time.monotonic()
+        try:
+            winner, reason, history = play_local_game(white, black, game=game)
+        except Exception:
+            logger.exception("game %d (%s vs %s) failed", index + 1, white_label, black_label)
+            summary.errors += 1
+            progress.write(f"[{index + 1}/{args.games}] {white_label} vs {black_label}: ERROR (see log above)\n")
+            continue
+        seconds = time.monotonic() - started
+        turns = history.num_turns()
+        summary.record(white_index, winner, reason, turns, seconds)
+        path = unique_history_path(out, f"{stamp}-{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}")
+        history.save(str(path))
+        result = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
+        progress.write(
+            f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): {result}"
+            f" by {reason.name if reason is not None else '-'} after {turns} turns, {seconds:.1f} s,"
+            f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
+        )
+        progress.flush()
+    return summary
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        summary = play_match(args, sys.stderr)
+    except (PlayerLoadError, EngineNotFoundError) as error:
+        sys.stderr.write(f"blindchess match: error: {error}\n")
+        return 2
+    sys.stdout.write(summary.table() + "\n")
+    return 1 if summary.errors else 0

@@ -1,0 +1,133 @@
+"""The match, replay and playback commands, run through `blindchess.cli.main` on real games."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from blindchess.arbiter import GameHistory
+from blindchess.bots.cli_match import unique_history_path
+from blindchess.cli import main
+
+CRASHING_BOT = """
+from blindchess.bots.random_bot import RandomBot
+
+class CrashingBot(RandomBot):
+    '''Plays randomly, then divides by zero in its third choose_move.'''
+
+    moves_chosen = 0
+
+    def choose_move(self, move_actions, seconds_left):
+        self.moves_chosen += 1
+        if self.moves_chosen == 3:
+            return 1 // 0
+        return super().choose_move(move_actions, seconds_left)
+"""
+
+
+def _table_rows(stdout: str) -> dict[str, list[int]]:
+    rows = {}
+    for line in stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 7 and fields[1].isdigit():
+            rows[fields[0]] = [int(value) for value in fields[1:]]
+    return rows
+
+
+def _match(capsys, tmp_path, *argv):
+    out = tmp_path / "games"
+    code = main(["match", *argv, "--out", str(out)])
+    captured = capsys.readouterr()
+    files = sorted(out.glob("*.json")) if out.exists() else []
+    return code, captured.out, captured.err, files
+
+
+def test_match_saves_every_game_and_its_table_matches_the_files(capsys, tmp_path):
+    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "attacker", "--games", "4", "--seed", "3")
+    assert code == 0
+    assert len(files) == 4 and len({file.name for file in files}) == 4
+    assert stderr.count("[") >= 4 and "[4/4]" in stderr  # progress, one line per game
+    histories = [GameHistory.from_file(str(file)) for file in files]  # names sort in game order
+    wins = {"random": [0, 0], "attacker": [0, 0]}  # [as white, as black]
+    draws = 0
+    for index, history in enumerate(histories):
+        white, black = ("random", "attacker") if index % 2 == 0 else ("attacker", "random")  # colours alternate
+        assert f"-{index + 1:03d}-{white}-vs-{black}" in files[index].name
+        winner = history.get_winner_color()
+        if winner is None:
+            draws += 1
+        else:
+            wins[white if winner else black][0 if winner else 1] += 1
+    rows = _table_rows(stdout)
+    for bot in ("random", "attacker"):
+        games, total, as_white, as_black, losses, bot_draws = rows[bot]
+        assert (games, as_white, as_black, bot_draws) == (4, wins[bot][0], wins[bot][1], draws)
+        assert total == sum(wins[bot]) and losses == 4 - total - draws
+    reasons = {history.get_win_reason().name for history in histories}
+    assert all(re.search(rf"^{reason}\s+\d+$", stdout, re.M) for reason in reasons)
+    mean_turns = np.mean([history.num_turns() for history in histories])
+    assert f"mean game length: {mean_turns:.1f} turns" in stdout
+
+
+def test_match_is_reproducible_by_seed(capsys, tmp_path):
+    first = _match(capsys, tmp_path / "a", "random", "random", "--games", "2", "--seed", "11")
+    second = _match(capsys, tmp_path / "b", "random", "random", "--games", "2", "--seed", "11")
+    assert [file.read_bytes() for file in first[3]] == [file.read_bytes() for file in second[3]]
+    assert "random (1)" in first[1] and "random (2)" in first[1]
+
+
+def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys, tmp_path):
+    bot_file = tmp_path / "crashing_bot.py"
+    bot_file.write_text(textwrap.dedent(CRASHING_BOT))
+    code, stdout, stderr, files = _match(capsys, tmp_path, str(bot_file), "reconchess.bots.random_bot", "--games", "1", "--seed", "5")
+    assert code == 0 and len(files) == 1
+    history = GameHistory.from_file(str(files[0]))
+    assert history.get_white_player_name() == "CrashingBot" and history.get_black_player_name() == "RandomBot"
+    assert history.get_winner_color() == chess.BLACK and history.get_win_reason().name == "RESIGN"
+    assert _table_rows(stdout)[str(bot_file)][4] == 1  # one loss
+
+
+def test_match_names_an_unknown_bot(capsys, tmp_path):
+    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "no_such_bot", "--games", "1")
+    assert code == 2 and "'no_such_bot'" in stderr and "registered bot names" in stderr and files == []
+
+
+def test_history_file_names_never_collide(tmp_path):
+    first = unique_history_path(tmp_path, "same-stem")
+    second = unique_history_path(tmp_path, "same-stem")
+    assert first != second and first.exists() and second.exists()
+
+
+def test_replay_prints_every_turn_and_the_result(capsys, tmp_path):
+    _, _, _, files = _match(capsys, tmp_path, "attacker", "random", "--games", "1", "--seed", "2")
+    history = GameHistory.from_file(str(files[0]))
+    assert main(["replay", str(files[0]), "--all"]) == 0
+    stdout = capsys.readouterr().out
+    assert stdout.count("== turn ") == history.num_turns()
+    last = history.last_turn()
+    requested, taken, _ = history.move_result(last)
+    assert f"requested {requested.uci() if requested else 'pass'}, taken {taken.uci() if taken else 'pass'}" in stdout
+    winner = chess.COLOR_NAMES[history.get_winner_color()]
+    assert stdout.rstrip().endswith(f"result: {winner} wins by {history.get_win_reason().name}")
+    assert main(["replay", str(files[0]), "--all", "--color", "black"]) == 0
+    assert capsys.readouterr().out.count("== turn ") == history.num_turns(chess.BLACK)
+
+
+def test_playback_reproduces_a_game_and_a_crash(capsys, tmp_path):
+    bot_file = tmp_path / "crashing_playback_bot.py"
+    bot_file.write_text(textwrap.dedent(CRASHING_BOT))
+    _, _, stderr, files = _match(capsys, tmp_path, "random", str(bot_file), "--games", "1", "--seed", "8")
+    white_seed, black_seed = re.search(r"seeds (\d+)/(\d+)", stderr).groups()
+    # The random bot, given its seed again, makes exactly its recorded choices.
+    assert main(["playback", str(files[0]), "random", "white", "--seed", white_seed]) == 0
+    assert "0 senses and 0 moves differ" in capsys.readouterr().out
+    # The crashing bot crashes again, on the same turn, and the report says where.
+    assert main(["playback", str(files[0]), str(bot_file), "black", "--seed", black_seed]) == 1
+    stdout = capsys.readouterr().out
+    assert "CrashingBot: exception in choose_move on Turn(black, 2)" in stdout
+    assert "ZeroDivisionError" in stdout
