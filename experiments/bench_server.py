@@ -14,6 +14,7 @@ history, and the server stored exactly the actions that history holds.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import sqlite3
 import tempfile
@@ -55,7 +56,8 @@ def play_games(url: str, games: list[tuple[int, str, str]], poll_seconds: float,
         session = TimedSession(url, name, "pw-" + name)
         sessions.append(session)
         try:
-            outcomes[(game_id, name)] = play_remote_game(session, game_id, RandomBot(rng=rng_seed), poll_seconds)
+            _, _, history = play_remote_game(session, game_id, RandomBot(rng=rng_seed), poll_seconds)
+            outcomes[(game_id, name)] = json.loads(history.to_json())
         except Exception as error:  # counted and reported: a benchmark must not hide failures
             errors.append(f"game {game_id} {name}: {type(error).__name__}: {error}")
 
@@ -70,8 +72,7 @@ def play_games(url: str, games: list[tuple[int, str, str]], poll_seconds: float,
     histories = {}
     for game_id, white, black in games:
         pair = [outcomes.get((game_id, name)) for name in (white, black)]
-        same = all(p is not None for p in pair) and pair[0][2] == pair[1][2]  # type: ignore[index]
-        histories[game_id] = pair[0][2] if same else None  # type: ignore[index]
+        histories[game_id] = pair[0] if pair[0] is not None and pair[0] == pair[1] else None
     return {"latencies": [t for s in sessions for t in s.latencies], "errors": errors, "histories": histories}
 
 

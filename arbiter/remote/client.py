@@ -22,9 +22,13 @@ from typing import Any, Callable, Optional
 import chess
 import requests
 
+from ..game import Game
+from ..history import GameHistory
+from ..play import play_turn
 from ..player import Player
 from ..types import Color, Square, WinReason
 from .codec import decode_move, decode_move_result, decode_piece, decode_win_reason, encode_move
+from .engine import history_from_json
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +157,7 @@ class ServerSession:
         self.post(f"/api/invitations/{invitation_id}/finish")
 
 
-class RemoteGame:
+class RemoteGame(Game):
     """The arbiter's game methods for one player of one server game, over HTTP."""
 
     def __init__(self, session: ServerSession, game_id: int, poll_seconds: float = 0.5) -> None:
@@ -181,10 +185,10 @@ class RemoteGame:
         self._post("ready")
 
     def sense_actions(self) -> list[Square]:
-        return [int(square) for square in self._get("sense_actions")]
+        return [int(square) for square in self._get("sense_actions") or ()]
 
     def move_actions(self) -> list[chess.Move]:
-        return [move for move in (decode_move(item) for item in self._get("move_actions")) if move is not None]
+        return [move for move in (decode_move(item) for item in self._get("move_actions") or ()) if move is not None]
 
     def get_seconds_left(self) -> float:
         return float(self._get("seconds_left"))
@@ -226,34 +230,25 @@ class RemoteGame:
     def get_win_reason(self) -> Optional[WinReason]:
         return decode_win_reason(self._get("win_reason"))
 
-    def get_game_history(self) -> dict[str, Any]:
-        """The history as reconchess's GameHistory JSON object."""
-        history: dict[str, Any] = self._get("game_history")
-        return history
+    def get_game_history(self) -> GameHistory:
+        return history_from_json(self._get("game_history"))
 
 
-GameOutcome = tuple[Optional[Color], Optional[WinReason], dict[str, Any]]
+GameOutcome = tuple[Optional[Color], Optional[WinReason], GameHistory]
 
 
 def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_seconds: float = 0.5) -> GameOutcome:
-    """Play `player` in server game `game_id` to the end; returns (winner colour, win reason, history JSON).
+    """Play `player` in server game `game_id` to the end; returns (winner colour, win reason, history).
 
-    The callbacks come in the arbiter's order; as in reconchess's remote play, the turn
-    is ended before ``handle_move_result`` so the bot's bookkeeping is not on its clock.
+    The arbiter's `play_turn` drives each turn; as in reconchess's remote play the turn
+    is ended before ``handle_move_result`` (``end_turn_last=False``), so the bot's
+    bookkeeping is not on its clock. A bot's exception propagates to the caller.
     """
     game = RemoteGame(session, game_id, poll_seconds)
     player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
     game.start()
     while not game.is_over():
-        sense_actions, move_actions = game.sense_actions(), game.move_actions()
-        capture = game.opponent_move_results()
-        player.handle_opponent_move_result(capture is not None, capture)
-        sense = player.choose_sense(sense_actions, move_actions, game.get_seconds_left())
-        player.handle_sense_result(game.sense(sense))
-        move = player.choose_move(move_actions, game.get_seconds_left())
-        requested, taken, capture = game.move(move)
-        game.end_turn()
-        player.handle_move_result(requested, taken, capture is not None, capture)
+        play_turn(game, player, end_turn_last=False)
     winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
     player.handle_game_end(winner, reason, history)
     return winner, reason, history

@@ -14,15 +14,13 @@ from typing import Any, Optional
 
 from ..types import Color
 
-try:
-    from .. import GameHistory, LocalGame
-except ImportError:  # pragma: no cover - development stand-in until the arbiter's game flow lands
-    from reconchess import GameHistory, LocalGame  # type: ignore[no-redef]
+from ..game import LocalGame
+from ..history import GameHistory
 
 
 def new_arbiter_game(
     white_name: str, black_name: str, reversible_moves_limit: Optional[int], full_turn_limit: Optional[int]
-) -> LocalGame:
+) -> LocalGame[Any]:
     """An arbiter game with the players' names stored and unlimited arbiter-side time, already started."""
     game = LocalGame(
         seconds_per_player=None,
@@ -35,14 +33,17 @@ def new_arbiter_game(
     return game
 
 
-def force_timeout(game: LocalGame, color: Color) -> None:
+def force_timeout(game: LocalGame[Any], color: Color) -> None:
     """Make `color` lose on time (the server's clock ran out, or the player gave up with error_resign)."""
     game.seconds_left_by_color[color] = -math.inf
 
 
 def history_json(history: GameHistory) -> dict[str, Any]:
     """The history as reconchess's GameHistory JSON object (key order and encodings included)."""
-    from reconchess.history import GameHistoryEncoder  # type: ignore[import-untyped]
-
-    loaded: dict[str, Any] = json.loads(json.dumps(history, cls=GameHistoryEncoder))
+    loaded: dict[str, Any] = json.loads(history.to_json())
     return loaded
+
+
+def history_from_json(history: dict[str, Any]) -> GameHistory:
+    """A GameHistory from the JSON object a server sends (checked: a malformed one raises HistoryFormatError)."""
+    return GameHistory.from_json(json.dumps(history), source="the server's game_history")

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 import chess
 
+from ..game import IllegalActionError
 from ..types import Color, Square, WinReason
 from .codec import encode_sense_result
 from .engine import force_timeout, history_json, new_arbiter_game
@@ -199,16 +200,11 @@ class ServerGame:
             assert self.last_move_result is not None
             return None, self.last_move_result
         self._require_phase(color, Phase.MOVE)
-        if requested is not None:
-            allowed = self.arbiter.move_actions()
-            promoted = chess.Move(requested.from_square, requested.to_square, requested.promotion or chess.QUEEN)
-            if requested not in allowed and promoted not in allowed:
-                raise InvalidRequest(f"move {requested.uci()} is not one of your move actions")
         action = Action("move", None if requested is None else requested.uci())
         try:
-            self._apply_move(requested)
-        except ValueError as error:  # the arbiter's own check, should ours ever be looser
-            raise InvalidRequest(f"move {requested}: {error}") from None
+            self._apply_move(requested)  # the arbiter refuses a move outside move_actions before changing anything
+        except IllegalActionError as error:
+            raise InvalidRequest(str(error)) from None
         self.actions.append(action)
         assert self.last_move_result is not None
         return action, self.last_move_result

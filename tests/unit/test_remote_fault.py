@@ -7,6 +7,7 @@ stood and finishes with a complete history.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -71,7 +72,8 @@ def test_server_killed_mid_game_resumes_and_finishes(tmp_path: Path) -> None:
         assert set(results) == {"white", "black"}, "a client gave up"
     finally:
         second.stop()
-    winner, reason, history = results["black"]
+    winner, reason, history_object = results["black"]
+    history = json.loads(history_object.to_json())
     assert (results["white"][0], results["white"][1].name) == (winner, reason.name)
     assert reason.name in ("TURN_LIMIT", "KING_CAPTURE")
     final = stored_actions(db, game_id)

@@ -8,6 +8,7 @@ The server is real (uvicorn on 127.0.0.1, ephemeral port); clients are
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import sqlite3
@@ -141,7 +142,9 @@ def test_a_crashing_bot_loses_only_that_game(server: ServerThread) -> None:
     survived = next(record for record in connector.records if record.game_id == game_b)
     assert crashed.error is not None and "bot bug" in crashed.error
     assert (results["opponent_a"][0], results["opponent_a"][1].name) == (chess.WHITE, "TIMEOUT")  # error_resign
-    assert len(results["opponent_a"][2]["requested_moves"]["false"]) == 2  # Black made two moves, then crashed
+    crashed_history = json.loads(results["opponent_a"][2].to_json())
+    assert len(crashed_history["requested_moves"]["false"]) == 2  # Black made two moves, then crashed
+    assert len(crashed_history["senses"]["false"]) == 3  # it had sensed in its third turn
     assert survived.error is None and survived.win_reason is not None and survived.win_reason.name in ("KING_CAPTURE", "TURN_LIMIT")
     assert results["opponent_b"][1].name == survived.win_reason.name
 

@@ -79,7 +79,7 @@ def test_turn_phases_are_enforced_and_retries_are_answered_again(tmp_path: Path)
     assert service.sense(white, game_id, 12) == first  # a retried request: same answer, nothing re-applied
     with pytest.raises(InvalidRequest, match="expects move"):
         service.sense(white, game_id, 13)
-    with pytest.raises(InvalidRequest, match="not one of your move actions"):
+    with pytest.raises(InvalidRequest, match="e2e5 was not in move_actions"):
         service.move(white, game_id, chess.Move.from_uci("e2e5"))
     result = service.move(white, game_id, chess.Move.from_uci("e2e4"))
     assert result == (chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
