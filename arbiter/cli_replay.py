@@ -14,7 +14,7 @@ from typing import Any, Optional, TextIO
 
 import chess
 
-from .history import GameHistory
+from .history import GameHistory, HistoryFormatError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -88,7 +88,11 @@ def replay(history: Any, out: TextIO, color: Optional[bool] = None, pause: bool 
 
 
 def run(args: argparse.Namespace) -> int:
-    history = GameHistory.from_file(args.file)
+    try:
+        history = GameHistory.from_file(args.file)
+    except (OSError, HistoryFormatError) as error:
+        sys.stderr.write(f"blindchess replay: error: cannot read {args.file!r}: {error}\n")
+        return 2
     color = None if args.color is None else args.color == "white"
     pause = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     replay(history, sys.stdout, color, pause)

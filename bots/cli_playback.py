@@ -21,7 +21,7 @@ from typing import Any, Optional
 import chess
 
 from blindchess.arbiter import LocalGame, Player
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.history import GameHistory, HistoryFormatError
 from blindchess.arbiter.loading import PlayerLoadError
 
 from .engine import EngineNotFoundError
@@ -125,7 +125,11 @@ def run(args: argparse.Namespace) -> int:
     except (PlayerLoadError, EngineNotFoundError) as error:
         sys.stderr.write(f"blindchess playback: error: {error}\n")
         return 2
-    history = GameHistory.from_file(args.file)
+    try:
+        history = GameHistory.from_file(args.file)
+    except (OSError, HistoryFormatError) as error:
+        sys.stderr.write(f"blindchess playback: error: cannot read {args.file!r}: {error}\n")
+        return 2
     report = playback(history, player, color)
     for line in report.sense_mismatches:
         sys.stdout.write(f"sense differs  {line}\n")

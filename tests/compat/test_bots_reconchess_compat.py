@@ -16,7 +16,7 @@ import pytest
 import reconchess
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, load_player, play_local_game
-from blindchess.arbiter.reconchess_adapter import to_reconchess_class
+from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
 from blindchess.bots.attacker_bot import AttackerBot
 from blindchess.bots.engine import STOCKFISH_ENV_VAR, find_stockfish
 from blindchess.bots.random_bot import RandomBot
@@ -69,15 +69,36 @@ def test_reconchess_bots_play_full_games_in_our_arbiter(module):
         assert history.get_white_player_name() == type(white).__name__
 
 
-def test_reconchess_trout_plays_in_our_arbiter(stockfish_env):
+def test_reconchess_trout_plays_full_games_in_our_arbiter(stockfish_env):
     random.seed(3)
     _, trout_class = load_player("reconchess.bots.trout_bot")
-    trout = trout_class()
-    game = LocalGame(full_turn_limit=6)
-    winner, reason, history = play_local_game(trout, AttackerBot(rng=4), game=game)
+    # As White against our random bot (it wins those: about 20 of its turns at 0.5 s per move);
+    # the turn limit only bounds the test's time should Stockfish's timing make it wander.
+    winner, reason, history = play_local_game(trout_class(), RandomBot(rng=4), game=LocalGame(full_turn_limit=60))
     assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
-    trout_moves = [history.requested_move(turn) for turn in history.turns(chess.WHITE)]
-    assert any(move is not None for move in trout_moves)  # Stockfish answered through the adapter
+    assert winner in (chess.WHITE, None)
+    trout_moves = list(history.collect(history.requested_move, history.turns(chess.WHITE)))
+    assert sum(move is not None for move in trout_moves) >= len(trout_moves) // 2  # Stockfish answered
+    # As Black against our attacker's rush: a short game to its natural end.
+    winner, reason, history = play_local_game(AttackerBot(rng=4), trout_class())
+    assert reason == WinReason.KING_CAPTURE and history.get_black_player_name() == "TroutBot"
+
+
+def test_a_reconchess_bot_is_told_the_end_in_reconchess_types():
+    endings = []
+
+    class RecordingRandom(reconchess.bots.random_bot.RandomBot):
+        def handle_game_end(self, winner_color, win_reason, game_history):
+            endings.append((winner_color, win_reason, game_history))
+
+    random.seed(12)
+    wrapped = from_reconchess_class(RecordingRandom)
+    winner, reason, history = play_local_game(wrapped(), AttackerBot(rng=12))
+    [(their_winner, their_reason, their_history)] = endings
+    assert their_winner == winner
+    assert isinstance(their_reason, reconchess.WinReason) and their_reason.name == reason.name
+    assert isinstance(their_history, reconchess.GameHistory)
+    assert query_answers(their_history) == query_answers(history)
 
 
 @pytest.mark.parametrize(
