@@ -14,7 +14,7 @@ K_FACTOR = 32.0
 
 def expected_score(rating: float, opponent_rating: float) -> float:
     """The score `rating` is expected to make against `opponent_rating` (0..1)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** ((opponent_rating - rating) / 400.0)))
 
 
 def updated_ratings(white: float, black: float, white_score: float, k: float = K_FACTOR) -> tuple[float, float]:

@@ -22,7 +22,7 @@ def new_arbiter_game(
     white_name: str, black_name: str, reversible_moves_limit: Optional[int], full_turn_limit: Optional[int]
 ) -> LocalGame[Any]:
     """An arbiter game with the players' names stored and unlimited arbiter-side time, already started."""
-    game = LocalGame(
+    game: LocalGame[Any] = LocalGame(
         seconds_per_player=None,
         seconds_increment=0,
         reversible_moves_limit=reversible_moves_limit,

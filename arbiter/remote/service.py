@@ -23,7 +23,7 @@ from . import elo
 from .match import GameResult, GameSettings, MoveResultJSON, ServerGame
 from .errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, UsernameTaken
 from .passwords import CredentialCache, hash_password
-from .store import Store, UserRow
+from .store import RatingRow, Store, UserRow
 
 logger = logging.getLogger(__name__)
 
@@ -371,16 +371,16 @@ class Service:
         logger.info("game %d over: winner %s by %s", game.game_id, result.winner_color, result.win_reason)
 
     def _rate(self, row: Any, winner: Optional[Color]) -> None:
-        sides = [(int(row["white_id"]), int(row["white_version"])), (int(row["black_id"]), int(row["black_version"]))]
-        records = []
-        for user_id, version in sides:
-            stored = self.store.rating(user_id, version)
-            records.append(
-                [elo.INITIAL_ELO, 0, 0, 0] if stored is None else [stored["elo"], stored["wins"], stored["draws"], stored["losses"]]
-            )
+        """Update both players' Elo (per user and bot version) with this game's result."""
         white_score = 0.5 if winner is None else float(winner == chess.WHITE)
-        records[0][0], records[1][0] = elo.updated_ratings(records[0][0], records[1][0], white_score)
-        for record, score in ((records[0], white_score), (records[1], 1.0 - white_score)):
-            record[{1.0: 1, 0.5: 2, 0.0: 3}[score]] += 1
-        for (user_id, version), (rating, wins, draws, losses) in zip(sides, records):
-            self.store.put_rating(user_id, version, rating, wins, draws, losses)
+        sides = [
+            (int(row["white_id"]), int(row["white_version"]), white_score),
+            (int(row["black_id"]), int(row["black_version"]), 1.0 - white_score),
+        ]
+        old = [self.store.rating(user_id, version) or RatingRow(elo.INITIAL_ELO, 0, 0, 0) for user_id, version, _ in sides]
+        new_elos = elo.updated_ratings(old[0].elo, old[1].elo, white_score)
+        for (user_id, version, score), record, new_elo in zip(sides, old, new_elos):
+            updated = RatingRow(
+                new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
+            )
+            self.store.put_rating(user_id, version, updated)

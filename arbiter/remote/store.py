@@ -95,6 +95,16 @@ class UserRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingRow:
+    """One bot version's rating and record in ranked games."""
+
+    elo: float
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
 class Action:
     """One stored step of a game: kind is 'sense' (square or None), 'move' (UCI or None) or 'end_turn'."""
 
@@ -234,13 +244,16 @@ class Store:
         return {int(row["user_id"]): int(row["n"]) for row in rows}
 
     # ratings
-    def rating(self, user_id: int, version: int) -> Optional[sqlite3.Row]:
-        return self._one("SELECT * FROM ratings WHERE user_id = ? AND version = ?", (user_id, version))
+    def rating(self, user_id: int, version: int) -> Optional[RatingRow]:
+        row = self._one("SELECT * FROM ratings WHERE user_id = ? AND version = ?", (user_id, version))
+        if row is None:
+            return None
+        return RatingRow(float(row["elo"]), int(row["wins"]), int(row["draws"]), int(row["losses"]))
 
-    def put_rating(self, user_id: int, version: int, elo: float, wins: int, draws: int, losses: int) -> None:
+    def put_rating(self, user_id: int, version: int, rating: RatingRow) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO ratings (user_id, version, elo, wins, draws, losses) VALUES (?, ?, ?, ?, ?, ?)",
-            (user_id, version, elo, wins, draws, losses),
+            (user_id, version, rating.elo, rating.wins, rating.draws, rating.losses),
         )
 
     def add_rated_game(self, game_id: int) -> None:
