@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import math
 import numbers
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -52,7 +53,7 @@ from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .player import Player
 from .types import Color, Square, WinReason
-from .watchdog import BotDeadlineExceeded, Watchdog
+from .watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,12 @@ class Referee:
         self.names = names
         self.watchdog = watchdog
         self._turn_numbers = {chess.WHITE: -1, chess.BLACK: -1}
+        self._deadline = math.inf
 
     def begin_turn(self, color: Color) -> None:
+        """A turn of `color` starts: its callbacks must be done within its clock plus the increment."""
         self._turn_numbers[color] += 1
+        self._deadline = time.monotonic() + self.game.get_seconds_left() + _increment(self.game)
 
     def current_turn(self, color: Color) -> Optional[Turn]:
         number = self._turn_numbers[color]
@@ -123,11 +127,11 @@ class Referee:
         try:
             if watchdog is None:
                 return method(*args)
-            watchdog.arm(max(0.0, self.game.get_seconds_left() + _increment(self.game)))
+            watchdog.enter(self._deadline)
             try:
                 result = method(*args)
             finally:
-                timed_out = watchdog.disarm()
+                timed_out = watchdog.leave()
             if timed_out:
                 raise BotDeadlineExceeded()
             return result
@@ -281,18 +285,12 @@ def play_local_game(
     game.store_players(names[chess.WHITE], names[chess.BLACK])
     faults: list[BotFault] = []
     use_watchdog = enforce_deadlines and not math.isinf(game.seconds_per_player)
-    watchdog = Watchdog() if use_watchdog else None
-    referee = Referee(game, names, watchdog)
-    try:
-        _start(game, players, names, referee, faults)
-        while not game.is_over():
-            color = game.turn
-            fault = play_turn(game, players[color], end_turn_last=True, referee=referee)
-            if fault is not None:
-                faults.append(fault)
-    finally:
-        if watchdog is not None:
-            watchdog.stop()
+    referee = Referee(game, names, shared_watchdog() if use_watchdog else None)
+    _start(game, players, names, referee, faults)
+    while not game.is_over():
+        fault = play_turn(game, players[game.turn], end_turn_last=True, referee=referee)
+        if fault is not None:
+            faults.append(fault)
     game.end()
     winner, reason = game.get_winner_color(), game.get_win_reason()
     history = game.get_game_history()

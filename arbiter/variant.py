@@ -14,7 +14,7 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import chess
 
-from . import rules
+from . import boardfen, movegen, rules
 from .observations import SenseWindow
 from .types import Color, Square
 
@@ -80,7 +80,7 @@ class StandardRules:
         return chess.Board(fen) if fen is not None else chess.Board()
 
     def fen(self, board: chess.Board) -> str:
-        return board.fen(en_passant="fen")
+        return boardfen.fen(board)  # equal to board.fen(en_passant="fen"), faster
 
     def copy(self, board: chess.Board) -> chess.Board:
         return board.copy(stack=False)
@@ -95,7 +95,7 @@ class StandardRules:
         return rules.sense_window(board, square)
 
     def move_actions(self, board: chess.Board) -> list[chess.Move]:
-        return rules.move_actions(board)
+        return movegen.move_actions(board)  # equal to rules.move_actions, without copying the board
 
     def normalize(self, board: chess.Board, move: chess.Move) -> chess.Move:
         return rules.with_default_promotion(board, move)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from types import TracebackType
 from typing import Optional
 
 REPEAT_S = 0.25
@@ -35,66 +34,71 @@ def _checkpoint() -> None:
 
 
 class Watchdog:
-    """One per game: arm before a bot callback, disarm after; see the module docstring."""
+    """Interrupts bot calls that overrun; `enter` before each callback, `leave` after.
+
+    One thread serves every game in the process (see `shared_watchdog`), so starting
+    a game costs nothing. Entering costs one dict store and leaving one uncontended
+    lock, because the watchdog thread never needs waking: it polls every `REPEAT_S`,
+    so a deadline is enforced up to `REPEAT_S` late, which is fine for clocks measured
+    in seconds.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._deadline: Optional[float] = None
-        self._thread_id: Optional[int] = None
-        self._fired = False
-        self._stopped = False
+        self._stopping = threading.Event()
+        self._windows: dict[int, float] = {}  # thread id -> deadline of the bot call it is in
+        self._fired: set[int] = set()  # threads interrupted in their current bot call
         self._thread = threading.Thread(target=self._run, name="blindchess-watchdog", daemon=True)
         self._thread.start()
 
-    def __enter__(self) -> Watchdog:
-        return self
+    def enter(self, deadline: float) -> None:
+        """The current thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
+        self._windows[threading.get_ident()] = deadline
 
-    def __exit__(self, kind: Optional[type], error: Optional[BaseException], trace: Optional[TracebackType]) -> None:
-        self.stop()
+    def leave(self) -> bool:
+        """The bot call returned (or raised); True when it overran and was interrupted.
 
-    def arm(self, seconds: float) -> None:
-        """Allow the current thread `seconds` from now for the callback it is about to make."""
-        with self._lock:
-            self._deadline = time.monotonic() + seconds
-            self._thread_id = threading.get_ident()
-            self._fired = False
-            self._wake.notify()
-
-    def disarm(self) -> bool:
-        """End the armed window; True when the deadline passed (the callback must count as timed out).
-
-        Must be called inside the same ``try`` that catches `BotDeadlineExceeded`: an
-        exception injected just before the disarm is delivered here at the latest.
+        Call it inside the ``try`` that catches `BotDeadlineExceeded`: an exception
+        injected just before is delivered here at the latest.
         """
+        thread_id = threading.get_ident()
         with self._lock:
-            fired = self._fired
-            self._deadline = None
-            self._fired = False
+            self._windows.pop(thread_id, None)
+            fired = thread_id in self._fired
+            self._fired.discard(thread_id)
         if fired:
             _checkpoint()
         return fired
 
     def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            self._deadline = None
-            self._wake.notify()
+        """End the watchdog thread (for tests; the shared one runs as a daemon)."""
+        self._stopping.set()
         self._thread.join()
 
     def _run(self) -> None:
-        with self._lock:
-            while not self._stopped:
-                if self._deadline is None:
-                    self._wake.wait()
-                    continue
-                remaining = self._deadline - time.monotonic()
-                if remaining > 0:
-                    self._wake.wait(min(remaining, REPEAT_S))
-                    continue
-                self._fired = True
-                assert self._thread_id is not None, "arm() records the thread"
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(self._thread_id), ctypes.py_object(BotDeadlineExceeded)
-                )
-                self._wake.wait(REPEAT_S)
+        while not self._stopping.wait(REPEAT_S):
+            now = time.monotonic()
+            overdue = [thread_id for thread_id, deadline in list(self._windows.items()) if deadline <= now]
+            if not overdue:
+                continue
+            with self._lock:
+                for thread_id in overdue:
+                    deadline = self._windows.get(thread_id)
+                    if deadline is not None and deadline <= now:  # still inside an overdue bot call
+                        self._fired.add(thread_id)
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                            ctypes.c_ulong(thread_id), ctypes.py_object(BotDeadlineExceeded)
+                        )
+
+
+_shared: Optional[Watchdog] = None
+_shared_lock = threading.Lock()
+
+
+def shared_watchdog() -> Watchdog:
+    """The process's watchdog, started on first use."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Watchdog()
+        return _shared

@@ -1,0 +1,88 @@
+"""How much faster is our arbiter than reconchess's `LocalGame` on random-vs-random games?
+
+Plays the same N seeded random-vs-random games through `blindchess.arbiter.play_local_game`
+and through `reconchess.play_local_game` (the baseline, measured in the same run, games
+interleaved so machine load hits both alike), with one random policy class used by both,
+and prints games/s for each and the ratio. Both runs use reconchess's default clocks and
+limits. The games are identical move for move (same seeds, same rules), which the script
+checks by comparing the two histories' JSON.
+
+    python3 experiments/bench_arbiter.py --games 200 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from typing import Any, Optional
+
+import chess
+import reconchess
+from reconchess.history import GameHistoryEncoder
+
+from blindchess.arbiter import play_local_game
+
+
+class RandomPolicy(reconchess.Player):  # type: ignore[misc]
+    """Uniform random sense and move (pass included), from its own seeded generator.
+
+    A `reconchess.Player` with the seven callbacks, so both arbiters run the very same code.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def handle_game_start(self, color: bool, board: chess.Board, opponent_name: str) -> None:
+        pass
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
+        pass
+
+    def choose_sense(self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float) -> int:
+        return self.rng.choice(sense_actions)
+
+    def handle_sense_result(self, sense_result: list[Any]) -> None:
+        pass
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        return self.rng.choice(move_actions + [None])
+
+    def handle_move_result(self, *args: Any) -> None:
+        pass
+
+    def handle_game_end(self, *args: Any) -> None:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    seconds = {"blindchess": 0.0, "reconchess": 0.0}
+    turns = 0
+    for index in range(args.games):
+        white_seed, black_seed = 2 * (args.seed * 100_003 + index), 2 * (args.seed * 100_003 + index) + 1
+        started = time.perf_counter()
+        _, _, ours = play_local_game(RandomPolicy(white_seed), RandomPolicy(black_seed))
+        ours_json = ours.to_json()  # the FENs are computed lazily; a fair comparison pays for them
+        seconds["blindchess"] += time.perf_counter() - started
+        started = time.perf_counter()
+        _, _, theirs = reconchess.play_local_game(RandomPolicy(white_seed), RandomPolicy(black_seed))
+        seconds["reconchess"] += time.perf_counter() - started
+        if json.loads(ours_json) != json.loads(json.dumps(theirs, cls=GameHistoryEncoder)):
+            raise SystemExit(f"game {index}: the two arbiters disagree")
+        turns += ours.num_turns()
+
+    print(f"{args.games} random-vs-random games (seed {args.seed}), {turns / args.games:.1f} turns per game on average")
+    print(f"{'arbiter':<12} {'games/s':>9} {'ms/game':>9}")
+    for name, total in seconds.items():
+        print(f"{name:<12} {args.games / total:>9.1f} {1000 * total / args.games:>9.2f}")
+    print(f"ratio (blindchess / reconchess games/s): {seconds['reconchess'] / seconds['blindchess']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
