@@ -59,7 +59,8 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     target = BOTS.get(spec)
     if target is not None:
         module_name, _, class_name = target.partition(":")
-        return spec, getattr(importlib.import_module(module_name), class_name)
+        player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
+        return spec, player_class
     try:
         return load_player(spec)
     except PlayerLoadError as error:
@@ -69,9 +70,9 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
 def make_bot(player_class: type[Player], rng: SeedLike = None) -> Player:
     """An instance of `player_class`, given `rng` if its constructor takes one (ours do; reconchess's do not)."""
     try:
-        parameters = inspect.signature(player_class).parameters
+        takes_rng = "rng" in inspect.signature(player_class).parameters
     except (TypeError, ValueError):  # a class without an introspectable signature
-        parameters = {}  # type: ignore[assignment]
-    if "rng" in parameters:
+        takes_rng = False
+    if takes_rng:
         return player_class(rng=np.random.default_rng(rng))  # type: ignore[call-arg]
     return player_class()
