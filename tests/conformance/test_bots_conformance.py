@@ -1,0 +1,40 @@
+"""Every registered bot: plays both colours in our arbiter without a fault, and replays exactly by seed.
+
+New bots registered in `blindchess.bots.registry` join automatically; give a slow one fast
+settings in `FAST_SETTINGS`.
+"""
+
+from __future__ import annotations
+
+import chess
+import chess.engine
+import pytest
+
+from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.bots.random_bot import RandomBot
+from blindchess.bots.registry import BOTS, resolve_bot
+
+FAST_SETTINGS: dict[str, dict[str, object]] = {"trout": {"limit": chess.engine.Limit(depth=2)}}
+"""Constructor arguments that keep a bot's games short in tests."""
+
+TURN_LIMIT = 20
+
+
+def _play(name: str, color: chess.Color, seed: int) -> tuple[str, object]:
+    _, bot_class = resolve_bot(name)
+    bot = bot_class(rng=seed, **FAST_SETTINGS.get(name, {}))
+    opponent = RandomBot(rng=seed + 1)
+    white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    winner, reason, history = play_local_game(white, black, game=LocalGame(full_turn_limit=TURN_LIMIT))
+    return history.to_json(), history
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
+def test_bot_plays_without_faults_and_replays_by_seed(name, color):
+    first_json, history = _play(name, color, seed=21)
+    assert history.faults == []  # never raised, never answered outside its action lists, never overran
+    assert history.get_win_reason() in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT, WinReason.MOVE_LIMIT)
+    assert history.num_turns(color) > 0
+    second_json, _ = _play(name, color, seed=21)
+    assert second_json == first_json
