@@ -68,6 +68,7 @@ class BotFault:
     problem: str
     turn: Optional[Turn] = None
     traceback: Optional[str] = field(default=None, repr=False)
+    timed_out: bool = False
 
     @property
     def message(self) -> str:
@@ -81,10 +82,9 @@ class BotFault:
 class BotFaultError(Exception):
     """Carries a `BotFault` from the callback that failed to the loop that ends the game."""
 
-    def __init__(self, fault: BotFault, timed_out: bool = False) -> None:
+    def __init__(self, fault: BotFault) -> None:
         super().__init__(fault.message)
         self.fault = fault
-        self.timed_out = timed_out
 
 
 class Referee:
@@ -116,9 +116,9 @@ class Referee:
     def mover(self) -> Color:
         return bool(getattr(self.game, "turn"))
 
-    def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None) -> BotFault:
+    def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None, timed_out: bool = False) -> BotFault:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
-        return BotFault(self.names[color], color, callback, problem, turn, trace)
+        return BotFault(self.names[color], color, callback, problem, turn, trace, timed_out)
 
     def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
         """Call ``player.<callback>(*args)``; any exception or overrun becomes `BotFaultError`."""
@@ -136,13 +136,14 @@ class Referee:
                 raise BotDeadlineExceeded()
             return result
         except BotDeadlineExceeded:
-            raise BotFaultError(self.fault(color, callback, "ran out of clock"), timed_out=True) from None
+            raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
         except Exception as error:
             problem = f"raised {type(error).__name__}: {error}"
             raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
 
 
 _OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
+_OUT_OF_CLOCK = "ran out of clock"
 
 
 def _increment(game: Game) -> float:
@@ -216,7 +217,7 @@ def play_move(
     try:
         _call(referee, player, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
     except BotFaultError as error:
-        if end_turn_last and not error.timed_out:
+        if end_turn_last and not error.fault.timed_out:
             _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
             game.end_turn()
         raise
@@ -245,7 +246,7 @@ def play_turn(game: Game, player: Player, end_turn_last: bool = False, *, refere
         play_sense(game, player, sense_actions, move_actions, referee=referee)
         play_move(game, player, move_actions, end_turn_last=end_turn_last, referee=referee)
     except BotFaultError as error:
-        if not error.timed_out:
+        if not error.fault.timed_out:
             _resign(game, color)
         return error.fault
     return None
@@ -295,10 +296,11 @@ def play_local_game(
     winner, reason = game.get_winner_color(), game.get_win_reason()
     history = game.get_game_history()
     assert history is not None, "a game is over after end()"
+    if reason == WinReason.TIMEOUT and winner is not None and not any(fault.timed_out for fault in faults):
+        # the clock ran out over a whole turn (checked at its end, as in reconchess), not inside one callback
+        loser = not winner
+        faults.append(BotFault(names[loser], loser, "its turn", _OUT_OF_CLOCK + " (turn longer than clock plus increment)", referee.current_turn(loser), None, True))
     for color in (chess.WHITE, chess.BLACK):
-        stuck = any(fault.color == color and fault.problem == "ran out of clock" for fault in faults)
-        if stuck:
-            continue  # its last callback may still be running; do not call into it again
         try:
             referee.call(players[color], color, "handle_game_end", winner, reason, history, timed=False)
         except BotFaultError as error:
