@@ -33,8 +33,7 @@ from blindchess.arbiter import LocalGame, WinReason, play_local_game
 
 from blindchess.arbiter.loading import PlayerLoadError
 
-from .engine import EngineNotFoundError
-from .registry import make_bot, resolve_bot
+from .registry import BotConstructionError, make_bot, resolve_bot
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +196,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
 def run(args: argparse.Namespace) -> int:
     try:
         summary = play_match(args, sys.stderr)
-    except (PlayerLoadError, EngineNotFoundError) as error:
+    except (PlayerLoadError, BotConstructionError) as error:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
     sys.stdout.write(summary.table() + "\n")

@@ -24,8 +24,7 @@ from blindchess.arbiter import LocalGame, Player
 from blindchess.arbiter.history import GameHistory, HistoryFormatError
 from blindchess.arbiter.loading import PlayerLoadError
 
-from .engine import EngineNotFoundError
-from .registry import make_bot, resolve_bot
+from .registry import BotConstructionError, make_bot, resolve_bot
 
 
 def add_parser(subparsers: Any) -> None:
@@ -122,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         name, player_class = resolve_bot(args.bot)
         player = make_bot(player_class, args.seed)
-    except (PlayerLoadError, EngineNotFoundError) as error:
+    except (PlayerLoadError, BotConstructionError) as error:
         sys.stderr.write(f"blindchess playback: error: {error}\n")
         return 2
     try:

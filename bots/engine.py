@@ -66,19 +66,20 @@ class EngineNotFoundError(FileNotFoundError):
     """No Stockfish executable was found; the message lists every place that was tried."""
 
 
-def find_stockfish(environ: Optional[Mapping[str, str]] = None, fallback: str = FALLBACK_STOCKFISH_PATH) -> str:
+def find_stockfish(environ: Optional[Mapping[str, str]] = None, fallback: Optional[str] = None) -> str:
     """The path of the Stockfish executable.
 
     Tried in order: `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`, `fallback` (`/usr/games/stockfish`).
 
     Args:
         environ: the environment to read (default `os.environ`).
-        fallback: the last place to look.
+        fallback: the last place to look (default `FALLBACK_STOCKFISH_PATH`).
 
     Raises:
         EngineNotFoundError: none of them is an executable file.
     """
     environ = os.environ if environ is None else environ
+    fallback = FALLBACK_STOCKFISH_PATH if fallback is None else fallback
     tried: list[str] = []
     configured = environ.get(STOCKFISH_ENV_VAR)
     if configured:

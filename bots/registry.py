@@ -13,14 +13,17 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import os
 
 import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.loading import PlayerLoadError, load_player
 
+from .engine import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
 from .random_bot import SeedLike
 
 BOTS: dict[str, str] = {
@@ -67,12 +70,29 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
         raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
+class BotConstructionError(ValueError):
+    """A bot class could not be instantiated; the message names the class and the cause."""
+
+
 def make_bot(player_class: type[Player], rng: SeedLike = None) -> Player:
-    """An instance of `player_class`, given `rng` if its constructor takes one (ours do; reconchess's do not)."""
+    """An instance of `player_class`, given `rng` if its constructor takes one (ours do; reconchess's do not).
+
+    reconchess's TroutBot insists on `$STOCKFISH_EXECUTABLE`; for wrapped reconchess bots it is
+    set to the engine :func:`find_stockfish` finds, when unset.
+
+    Raises:
+        BotConstructionError: the constructor raised (e.g. no Stockfish for trout).
+    """
     try:
         takes_rng = "rng" in inspect.signature(player_class).parameters
     except (TypeError, ValueError):  # a class without an introspectable signature
         takes_rng = False
-    if takes_rng:
-        return player_class(rng=np.random.default_rng(rng))  # type: ignore[call-arg]
-    return player_class()
+    try:
+        if hasattr(player_class, "reconchess_class") and STOCKFISH_ENV_VAR not in os.environ:
+            with contextlib.suppress(EngineNotFoundError):
+                os.environ[STOCKFISH_ENV_VAR] = find_stockfish()
+        if takes_rng:
+            return player_class(rng=np.random.default_rng(rng))  # type: ignore[call-arg]
+        return player_class()
+    except Exception as error:
+        raise BotConstructionError(f"cannot construct {player_class.__name__}: {type(error).__name__}: {error}") from error

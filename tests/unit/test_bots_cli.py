@@ -131,3 +131,15 @@ def test_playback_reproduces_a_game_and_a_crash(capsys, tmp_path):
     stdout = capsys.readouterr().out
     assert "CrashingBot: exception in choose_move on Turn(black, 2)" in stdout
     assert "ZeroDivisionError" in stdout
+
+
+def test_match_without_stockfish_says_what_it_tried(capsys, tmp_path, monkeypatch):
+    import blindchess.bots.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "FALLBACK_STOCKFISH_PATH", str(tmp_path / "nowhere" / "stockfish"))
+    monkeypatch.setenv("STOCKFISH_EXECUTABLE", str(tmp_path / "not-stockfish"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    code, stdout, stderr, files = _match(capsys, tmp_path, "trout", "random")
+    assert code == 2 and files == []
+    assert "cannot construct TroutBot: EngineNotFoundError" in stderr
+    assert "not-stockfish" in stderr and "'stockfish' on PATH" in stderr and "nowhere/stockfish" in stderr
