@@ -36,11 +36,13 @@ class EntropySensePlanner:
     def __init__(self, max_boards: int = DEFAULT_MAX_BOARDS) -> None:
         self.max_boards = max_boards
 
-    def scores(self, belief: Belief, sense_actions: list[Square], rng: np.random.Generator) -> tuple[list[Square], np.ndarray]:
-        """The undominated centres and their expected information gain in bits."""
+    def scores(
+        self, belief: Belief, sense_actions: list[Square], rng: np.random.Generator, prune: bool = False
+    ) -> tuple[list[Square], np.ndarray]:
+        """The undominated centres and their expected information gain in bits (`-inf` where pruned, see `WindowOutcomes.entropies`)."""
         grid, weights = belief_grid(belief, rng, self.max_boards)
         centres = undominated(sense_actions)
-        return centres, WindowOutcomes(grid, centres).entropies(weights)
+        return centres, WindowOutcomes(grid, centres).entropies(weights, prune=prune)
 
     def choose_sense(
         self,
@@ -50,7 +52,7 @@ class EntropySensePlanner:
         rng: np.random.Generator,
         context: SenseContext,
     ) -> Optional[Square]:
-        centres, gains = self.scores(belief, sense_actions, rng)
+        centres, gains = self.scores(belief, sense_actions, rng, prune=True)
         if not centres or gains.max() <= 0:
             return fallback_sense(sense_actions, rng)
         return pick_best(centres, gains, rng)

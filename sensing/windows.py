@@ -77,14 +77,12 @@ def informative_centres(centres: Iterable[Square], varying: np.ndarray) -> list[
 class WindowOutcomes:
     """The outcome label of every candidate window on every board of a grid.
 
+    Labels are computed lazily per centre and cached, so a planner that prunes centres by
+    a bound (see `entropies`) never pays for the pruned ones.
+
     Args:
         grid: shape (N, 64) uint8 channels (see `WeightedBoards.piece_grid`).
         centres: the candidate centres to label.
-
-    Attributes:
-        centres: the centres, in the order given.
-        labels: per centre, shape (N,) int64 labels (boards with equal labels give the same
-            outcome) and the label range; None for a window constant over the grid.
     """
 
     DIRECT_RANGE_PER_BOARD = 8
@@ -94,46 +92,90 @@ class WindowOutcomes:
         grid = np.asarray(grid)
         if grid.ndim != 2 or grid.shape[1] != 64:
             raise ValueError(f"piece grid must have shape (N, 64), got {grid.shape}")
-        n = grid.shape[0]
         self.centres = list(centres)
-        varying = np.flatnonzero(grid.min(axis=0) != grid.max(axis=0)) if n else np.zeros(0, dtype=np.int64)
-        column = {int(s): j for j, s in enumerate(varying)}
-        dense, radix = _dense_labels(grid[:, varying])
-        direct_limit = max(4096, self.DIRECT_RANGE_PER_BOARD * n)
-        self.labels: list[Optional[tuple[np.ndarray, int]]] = []
-        for centre in self.centres:
-            columns = [column[s] for s in WINDOWS[centre] if s in column]
-            if not columns:
-                self.labels.append(None)
-                continue
-            code = dense[:, columns[0]].astype(np.int64)
-            size = int(radix[columns[0]])
-            for j in columns[1:]:
-                if size * int(radix[j]) > 2**62:  # keep the mixed-radix number inside int64
-                    code, size = _compress(code)
-                code += dense[:, j].astype(np.int64) * size
-                size *= int(radix[j])
-            if size > direct_limit:
+        self.n_boards = grid.shape[0]
+        by_square = np.ascontiguousarray(grid.T)  # one contiguous row per square
+        if self.n_boards:
+            varying = np.flatnonzero(by_square.min(axis=1) != by_square.max(axis=1))
+        else:
+            varying = np.zeros(0, dtype=np.int64)
+        self._raw = {int(s): by_square[s] for s in varying}
+        self._dense: dict[int, np.ndarray] = {}
+        self._radix: dict[int, int] = {}
+        for square, row in self._raw.items():
+            present = np.bincount(row, minlength=N_CHANNELS) > 0
+            relabel = (np.cumsum(present) - 1).astype(np.uint8)
+            self._dense[square] = relabel[row]
+            self._radix[square] = int(present.sum())
+        self._labels: dict[int, Optional[tuple[np.ndarray, int]]] = {}
+
+    def label(self, index: int) -> Optional[tuple[np.ndarray, int]]:
+        """For centre number `index`: shape (N,) int64 outcome labels and their range; None if constant."""
+        if index not in self._labels:
+            self._labels[index] = self._compute_label(self.centres[index])
+        return self._labels[index]
+
+    @property
+    def labels(self) -> list[Optional[tuple[np.ndarray, int]]]:
+        """`label` of every centre, in order."""
+        return [self.label(i) for i in range(len(self.centres))]
+
+    def _compute_label(self, centre: Square) -> Optional[tuple[np.ndarray, int]]:
+        squares = [s for s in WINDOWS[centre] if s in self._dense]
+        if not squares:
+            return None
+        direct_limit = max(4096, self.DIRECT_RANGE_PER_BOARD * self.n_boards)
+        code = self._dense[squares[0]].astype(np.int64)
+        size = self._radix[squares[0]]
+        for square in squares[1:]:
+            if size * self._radix[square] > direct_limit:
                 code, size = _compress(code)
-            self.labels.append((code, size))
+            code += self._dense[square].astype(np.int64) * size
+            size *= self._radix[square]
+        if size > direct_limit:
+            code, size = _compress(code)
+        return code, size
 
-    def outcome_probabilities(self, weights: np.ndarray) -> list[Optional[np.ndarray]]:
-        """Per centre, the probability of each outcome label (None for a constant window)."""
-        return [None if item is None else np.bincount(item[0], weights=weights, minlength=item[1]) for item in self.labels]
+    def square_entropies(self, weights: np.ndarray) -> np.ndarray:
+        """Shape (64,): the entropy in bits of each square's content (0 for constant squares)."""
+        result = np.zeros(64)
+        for square, row in self._raw.items():
+            result[square] = _entropy(np.bincount(row, weights=weights, minlength=N_CHANNELS))
+        return result
 
-    def entropies(self, weights: np.ndarray) -> np.ndarray:
-        """Per centre, the entropy (bits) of its outcome: the expected information gain of sensing there."""
-        result = np.zeros(len(self.centres))
-        for i, probabilities in enumerate(self.outcome_probabilities(weights)):
-            if probabilities is not None:
-                result[i] = _entropy(probabilities)
+    def entropy(self, index: int, weights: np.ndarray) -> float:
+        """The entropy (bits) of centre number `index`'s outcome: the expected information gain there."""
+        item = self.label(index)
+        return 0.0 if item is None else _entropy(np.bincount(item[0], weights=weights, minlength=item[1]))
+
+    def entropies(self, weights: np.ndarray, prune: bool = False) -> np.ndarray:
+        """Per centre, the entropy of its outcome in bits.
+
+        With `prune`, only what is needed to find the maximum is computed exactly: a window's
+        entropy lies between the largest and the sum of its squares' entropies
+        (subadditivity), so centres are scored in decreasing order of that upper bound and the
+        rest are skipped once the bound falls below the best exact score; skipped centres get
+        ``-inf``. The maximum and every centre within 1e-9 of it are exact either way.
+        """
+        if not prune:
+            return np.array([self.entropy(i, weights) for i in range(len(self.centres))])
+        per_square = self.square_entropies(weights)
+        upper = np.array([per_square[list(WINDOWS[c])].sum() for c in self.centres])
+        upper = np.minimum(upper, np.log2(max(1, self.n_boards)) + 1e-9)
+        result = np.full(len(self.centres), -np.inf)
+        best = -np.inf
+        for index in np.argsort(-upper, kind="stable"):
+            if upper[index] < best - 1e-9:
+                break
+            result[index] = self.entropy(int(index), weights)
+            best = max(best, float(result[index]))
         return result
 
     def expected_sizes(self, weights: np.ndarray) -> np.ndarray:
         """Per centre, the expected number of boards left after sensing there: sum_o P(o) |{b : o(b) = o}|."""
-        n = len(weights)
-        result = np.full(len(self.centres), float(n))
-        for i, item in enumerate(self.labels):
+        result = np.full(len(self.centres), float(self.n_boards))
+        for i in range(len(self.centres)):
+            item = self.label(i)
             if item is not None:
                 code, size = item
                 counts = np.bincount(code, minlength=size)
@@ -141,21 +183,8 @@ class WindowOutcomes:
         return result
 
 
-def _dense_labels(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Relabel each column's channels to 0..k-1; returns the labels (uint8) and each column's k."""
-    n, width = columns.shape
-    if width == 0:
-        return np.zeros((n, 0), dtype=np.uint8), np.zeros(0, dtype=np.int64)
-    offsets = (np.arange(width, dtype=np.int64) * N_CHANNELS)[None, :]
-    present = np.bincount((columns.astype(np.int64) + offsets).ravel(), minlength=width * N_CHANNELS)
-    present = present.reshape(width, N_CHANNELS) > 0
-    relabel = (np.cumsum(present, axis=1) - 1).astype(np.uint8)
-    dense = relabel[np.arange(width)[None, :], columns]
-    return dense, present.sum(axis=1)
-
-
 def _compress(code: np.ndarray) -> tuple[np.ndarray, int]:
-    """Relabel arbitrary int64 codes densely (a sort); used when a window's label range is large."""
+    """Relabel arbitrary int64 codes densely (a sort); used when a window's label range grows large."""
     unique, inverse = np.unique(code, return_inverse=True)
     return inverse.astype(np.int64).ravel(), len(unique)
 
