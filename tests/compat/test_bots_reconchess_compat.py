@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
+import sys
 
 import chess
 import chess.engine
@@ -184,3 +186,21 @@ def test_trout_restarts_a_killed_stockfish_and_plays_on():
     assert any(move is not None for move in trout.moves_after_kill)  # it kept asking Stockfish, and got answers
     assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
     assert trout.engine.pid is None  # it stopped its (new) engine at the game's end
+
+
+def test_reconchess_scripts_run_our_bots(tmp_path):
+    # The modules behind the rc-bot-match and rc-playback commands (wherever pip put the commands).
+    match = subprocess.run(
+        [sys.executable, "-m", "reconchess.scripts.rc_bot_match", "blindchess.bots.rc.attacker_bot", "blindchess.bots.rc.random_bot"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert match.returncode == 0 and "Traceback" not in match.stderr, match.stderr
+    [saved] = list(tmp_path.glob("AttackerBot-RandomBot-*.json"))
+    assert saved.name.split("-")[2] != "ERROR"
+    history = GameHistory.from_file(str(saved))
+    assert history.get_win_reason() == WinReason.KING_CAPTURE
+    playback = subprocess.run(
+        [sys.executable, "-m", "reconchess.scripts.rc_playback", str(saved), "blindchess.bots.rc.random_bot", "black"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert playback.returncode == 0 and "Traceback" not in playback.stderr, playback.stderr
