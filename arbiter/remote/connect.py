@@ -44,10 +44,10 @@ class Connector:
     new_version: bool = False
     poll_seconds: float = 5.0
     game_poll_seconds: float = 0.5
-    records: list[GameRecord] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _threads: dict[int, threading.Thread] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    records: list[GameRecord] = field(default_factory=list, init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _threads: dict[int, threading.Thread] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def stop(self) -> None:
         """Take no new games; :meth:`run` returns once the games in progress are over."""
@@ -56,6 +56,11 @@ class Connector:
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
+
+    @property
+    def games_in_progress(self) -> int:
+        with self._lock:
+            return sum(thread.is_alive() for thread in self._threads.values())
 
     def run(self) -> list[GameRecord]:
         """Serve invitations until :meth:`stop`; returns the record of every game played."""

@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 import chess
 
-from ..game import IllegalActionError
+from ..game import IllegalActionError, MoveOutcome
 from ..types import Color, Square, WinReason
 from .codec import encode_sense_result
 from .engine import force_timeout, history_json, new_arbiter_game
@@ -55,9 +55,6 @@ class GameResult:
     history: dict[str, Any]
 
 
-MoveResultJSON = tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square]]
-
-
 @dataclass
 class ServerGame:
     """The live state of one game; every method is called with the service lock held."""
@@ -75,7 +72,7 @@ class ServerGame:
     turn_started: Optional[float] = None
     actions: list[Action] = field(default_factory=list)
     last_sense_result: list[list[Any]] = field(default_factory=list)
-    last_move_result: Optional[MoveResultJSON] = None
+    last_move_result: Optional[MoveOutcome] = None
 
     @classmethod
     def rebuild(
@@ -193,7 +190,7 @@ class ServerGame:
         self.actions.append(action)
         return action, self.last_sense_result
 
-    def move(self, color: Color, requested: Optional[chess.Move]) -> tuple[Optional[Action], MoveResultJSON]:
+    def move(self, color: Color, requested: Optional[chess.Move]) -> tuple[Optional[Action], MoveOutcome]:
         if self.over:
             return None, (requested, None, None)
         if self._is_retry(color, Phase.END_TURN, "move", None if requested is None else requested.uci()):

@@ -18,10 +18,11 @@ from typing import Any, Callable, Optional
 import chess
 import numpy as np
 
+from ..game import MoveOutcome
 from ..types import Color, Square, WinReason
 from . import elo
-from .match import GameResult, GameSettings, MoveResultJSON, ServerGame
 from .errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, UsernameTaken
+from .match import GameResult, GameSettings, ServerGame
 from .passwords import CredentialCache, hash_password
 from .store import RatingRow, Store, UserRow
 
@@ -196,7 +197,7 @@ class Service:
                 self.store.add_action(game_id, len(game.actions) - 1, action)
             return result
 
-    def move(self, user: UserRow, game_id: int, requested: Optional[chess.Move]) -> MoveResultJSON:
+    def move(self, user: UserRow, game_id: int, requested: Optional[chess.Move]) -> MoveOutcome:
         with self._lock:
             game, color = self.game_for(user, game_id)
             action, result = game.move(color, requested)

@@ -125,7 +125,7 @@ def test_a_crashing_bot_loses_only_that_game(server: ServerThread) -> None:
     runner.start()
     results: dict[str, Any] = {}
     game_a = sessions["opponent_a"].invite("crashy", chess.WHITE)
-    wait_for(lambda: len(connector._threads) == 1, 30, "the first game to be accepted")
+    wait_for(lambda: connector.games_in_progress == 1, 30, "the first game to be accepted")
     game_b = sessions["opponent_b"].invite("crashy", chess.WHITE)
     opponents = [
         threading.Thread(target=lambda name=name, game_id=game_id: results.__setitem__(name, play_remote_game(sessions[name], game_id, RandomBot(rng=9), 0.02)))
