@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 USERNAME_MAX = 64
 PASSWORD_MAX = 1024
+FINISHED_GAMES_IN_MEMORY = 256
+"""Finished games kept in memory for their players' last requests; older ones are reloaded from the database."""
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,9 @@ class Service:
         with self._lock:
             for game in list(self._games.values()):
                 self._check_clock(game)
+            finished = [game_id for game_id, game in self._games.items() if game.over]
+            for game_id in finished[: max(0, len(finished) - FINISHED_GAMES_IN_MEMORY)]:
+                del self._games[game_id]
             return self._schedule_ranked()
 
     def _schedule_ranked(self) -> list[int]:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import chess
 import pytest
 import reconchess
 from reconchess.bots.attacker_bot import AttackerBot
@@ -58,7 +59,7 @@ def replay_locally(history: dict[str, Any], game: Any) -> dict[str, Any]:
         index = turn_numbers[color]
         game.sense(history["senses"][str(color).lower()][index])
         move = history["requested_moves"][str(color).lower()][index]
-        game.move(None if move is None else reconchess.utilities.chess.Move.from_uci(move["value"]))
+        game.move(None if move is None else chess.Move.from_uci(move["value"]))
         game.end_turn()
         turn_numbers[color] += 1
     game.end()

@@ -200,3 +200,21 @@ def _plays(service: Service, user: object, game_id: int) -> bool:
     except NotAPlayer:
         return False
     return True
+
+
+def test_finished_games_leave_memory_and_are_answered_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from blindchess.arbiter.remote import service as service_module
+
+    monkeypatch.setattr(service_module, "FINISHED_GAMES_IN_MEMORY", 0)
+    service, _ = make_service(tmp_path)
+    game_id, white, black = started_game(service)
+    service.sense(white, game_id, 10)
+    service.move(white, game_id, chess.Move.from_uci("g1f3"))
+    service.end_turn(white, game_id)
+    service.resign(black, game_id)
+    before = service.game_for(white, game_id)[0].result
+    service.tick()
+    assert game_id not in service._games
+    after = service.game_for(white, game_id)[0].result
+    assert after == before and after is not None and after.win_reason == WinReason.RESIGN
+    assert after.history["requested_moves"]["true"] == [{"type": "Move", "value": "g1f3"}]
