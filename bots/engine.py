@@ -24,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import queue
@@ -58,6 +59,10 @@ A missing or extra king crashes Stockfish 15.1 outright; back-rank pawns and mor
 checkers break assumptions of its move generator. Other invalid statuses (too many pieces,
 the side not to move in check) are common on RBC guesses and Stockfish searches them fine.
 """
+
+ENGINE_FAILURES = (chess.engine.EngineError, TimeoutError, concurrent.futures.TimeoutError, OSError)
+"""What a dead or hung engine raises: a crash is an `EngineTerminatedError` (an `EngineError`), a hang
+a timeout (`concurrent.futures.TimeoutError`, the same class as `TimeoutError` from Python 3.11 on)."""
 
 EngineAnswer = Union[chess.engine.InfoDict, list[chess.engine.InfoDict]]
 
@@ -167,7 +172,7 @@ class Engine:
         if process is not None:
             try:
                 process.quit()
-            except (chess.engine.EngineError, TimeoutError, OSError):
+            except ENGINE_FAILURES:
                 process.close()
 
     def __enter__(self) -> Engine:
@@ -213,8 +218,7 @@ class Engine:
                 else:
                     answer = process.analyse(position, limit, multipv=multipv)
                 break
-            except (chess.engine.EngineError, TimeoutError, OSError) as error:
-                # EngineTerminatedError (a crash) is an EngineError; a hang is a TimeoutError.
+            except ENGINE_FAILURES as error:
                 self.restarts += 1
                 logger.warning(
                     "Stockfish failed (%s: %s) on %s, attempt %d; restarting it",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 
@@ -122,3 +123,19 @@ def test_bad_sizes_are_rejected():
         Engine(cache_size=-1)
     with pytest.raises(ValueError, match="0"):
         EnginePool(0)
+
+
+def test_engine_replaces_a_hung_process():
+    with Engine(timeout=1.0) as engine:
+        board = chess.Board()
+        assert engine.play(board, FAST) is not None
+        hung_pid = engine.pid
+        os.kill(hung_pid, signal.SIGSTOP)  # alive but silent: only the timeout can tell
+        try:
+            board.push_san("d4")
+            move = engine.play(board, chess.engine.Limit(time=0.05))
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # the engine normally killed it already
+                os.kill(hung_pid, signal.SIGKILL)
+        assert move in board.legal_moves
+        assert engine.restarts == 1 and engine.pid != hung_pid
