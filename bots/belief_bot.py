@@ -1,0 +1,181 @@
+"""`BeliefBot`: a player composed of a belief, a sense planner and a move selector.
+
+The bot turns its callbacks into the arbiter's observation events and folds them into the
+belief, asks the planner where to sense and the selector what to move, and measures the clock
+increment from its own clock readings (the `Player` API does not tell it).
+
+Robustness, because a bot that crashes or flags loses the game:
+
+* An update that raises `InconsistentObservationError` (no board the belief holds explains
+  what was seen, e.g. the truth fell past the size cap) rebuilds the belief by replaying
+  every event so far into a fresh one, dropping only the sense results it cannot fit; if
+  even that fails, the bot keeps its last good belief and plays on with it (`belief_stale`).
+* A planner or selector that raises is logged and replaced for that call by the safe choice
+  (no sense; the selector's panic path or a pass), never propagated to the arbiter.
+* Stockfish crashes are absorbed by the engine pool (restart and retry, see
+  :mod:`blindchess.bots.engine`).
+* Under `low_clock_seconds` the planner is skipped (no sense) so the move gets what is left.
+
+Example::
+
+    bot = BeliefBot(lambda: BoardSet(max_boards=50_000), EntropySensePlanner(), StockfishMoveSelector(), rng=7)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter import Color, Player, Square, WinReason
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.beliefs.base import Belief, BeliefError
+from blindchess.sensing.base import SenseContext, SensePlanner
+
+from .move_selection import MoveContext, MoveSelector
+from .random_bot import SeedLike
+
+logger = logging.getLogger(__name__)
+
+
+class BeliefBot(Player):
+    """A composable RBC player.
+
+    Args:
+        belief_factory: builds a fresh, uninitialised belief (called at game start and on rebuilds).
+        sense_planner: chooses the sense square.
+        move_selector: chooses the move; closed at the end of each game.
+        rng: seed or generator for every random choice the bot makes.
+        low_clock_seconds: below this clock the bot does not sense.
+    """
+
+    def __init__(
+        self,
+        belief_factory: Callable[[], Belief],
+        sense_planner: SensePlanner,
+        move_selector: MoveSelector,
+        rng: SeedLike = None,
+        *,
+        low_clock_seconds: float = 4.0,
+    ) -> None:
+        self.belief_factory = belief_factory
+        self.sense_planner = sense_planner
+        self.move_selector = move_selector
+        self.rng = np.random.default_rng(rng)
+        self.low_clock_seconds = low_clock_seconds
+        self.color: Color = chess.WHITE
+        self.belief: Belief = belief_factory()
+        self.events: list[Observation] = []
+        self.rebuilds = 0
+        """How many times an inconsistent observation forced a rebuild of the belief."""
+        self.belief_stale = False
+        """True once a rebuild failed: the bot plays on its last good belief and stops rebuilding."""
+        self.increment = 0.0
+        self._capture_square: Optional[Square] = None
+        self._sense_square: Optional[Square] = None
+        self._move_clock: Optional[tuple[float, float]] = None  # (seconds_left, monotonic) when choose_move began
+        self._turn_end: Optional[float] = None  # monotonic time our last turn ended
+
+    # ------------------------------------------------------------------ belief upkeep
+
+    def observe(self, event: Observation) -> None:
+        """Fold one event into the belief, rebuilding it if the event contradicts it."""
+        self.events.append(event)
+        previous = self.belief.copy()
+        try:
+            self.belief.update(event)
+        except BeliefError as error:
+            if self.belief_stale:
+                self.belief = previous
+                return
+            logger.warning("belief update failed (%s: %s); rebuilding from %d events", type(error).__name__, error, len(self.events))
+            self.rebuilds += 1
+            rebuilt = self._rebuilt()
+            self.belief_stale = rebuilt is None
+            self.belief = previous if rebuilt is None else rebuilt
+
+    def _rebuilt(self) -> Optional[Belief]:
+        """A fresh belief fed every event so far, skipping sense results it cannot fit; None if impossible."""
+        belief = self.belief_factory()
+        kept: list[Observation] = []
+        for event in self.events:
+            try:
+                belief.update(event)
+            except BeliefError:
+                if isinstance(event, SenseResult):
+                    continue
+                logger.error("cannot rebuild the belief past %r; keeping the last good one", event)
+                return None
+            kept.append(event)
+        self.events = kept
+        return belief
+
+    # ------------------------------------------------------------------ Player callbacks
+
+    def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:
+        self.color = color
+        self.belief = self.belief_factory()
+        self.events = []
+        self.rebuilds = 0
+        self.belief_stale = False
+        self._move_clock = self._turn_end = None
+        self.observe(GameStarted(color, board.fen(), opponent_name))
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
+        self._capture_square = capture_square if captured_my_piece else None
+        self.observe(OpponentMoved(self._capture_square))
+
+    def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
+        self._measure_increment(seconds_left)
+        self._sense_square = None
+        if seconds_left < self.low_clock_seconds:
+            return None
+        context = SenseContext(self.color, self._capture_square, tuple(move_actions))
+        try:
+            square = self.sense_planner.choose_sense(self.belief, sense_actions, seconds_left, self.rng, context)
+        except Exception:
+            logger.exception("sense planner %r failed; not sensing", self.sense_planner)
+            square = None
+        self._sense_square = square if square in sense_actions else None
+        return self._sense_square
+
+    def handle_sense_result(self, sense_result: list[tuple[Square, Optional[chess.Piece]]]) -> None:
+        self.observe(SenseResult(self._sense_square, tuple(sense_result)))
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        self._move_clock = (seconds_left, time.monotonic())
+        context = MoveContext(self.color, self.increment)
+        try:
+            move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
+        except Exception:
+            logger.exception("move selector %r failed; passing", self.move_selector)
+            move = None
+        return move if move in move_actions else None
+
+    def handle_move_result(
+        self,
+        requested_move: Optional[chess.Move],
+        taken_move: Optional[chess.Move],
+        captured_opponent_piece: bool,
+        capture_square: Optional[Square],
+    ) -> None:
+        self.observe(MoveResult(requested_move, taken_move, capture_square if captured_opponent_piece else None))
+        self._turn_end = time.monotonic()
+
+    def handle_game_end(self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: Any) -> None:
+        self.events.append(GameEnded(winner_color, win_reason))
+        self.move_selector.close()
+
+    # ------------------------------------------------------------------ clock
+
+    def _measure_increment(self, seconds_left: float) -> None:
+        """Estimate the increment: the clock now minus the clock when our last turn ended."""
+        if self._move_clock is None or self._turn_end is None:
+            return
+        clock_at_move, started = self._move_clock
+        clock_at_turn_end = clock_at_move - (self._turn_end - started)
+        self.increment = max(0.0, round(seconds_left - clock_at_turn_end, 1))

@@ -1,0 +1,65 @@
+"""Named `BeliefBot` presets: one per sense planner, all with the same belief and move selector.
+
+They differ only in the planner, which is what the sensing ablation compares; the flagship
+(:mod:`blindchess.bots.flagship`) is the strongest of them. Every preset is a `Player`
+class constructible with just ``rng``, so the registry and `blindchess match` can build it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from blindchess.beliefs.board_set import BoardSet
+from blindchess.sensing import make_planner
+
+from .belief_bot import BeliefBot
+from .random_bot import SeedLike
+from .stockfish_selector import StockfishMoveSelector
+
+BELIEF_CAP = 60_000
+"""`BoardSet` size cap of every preset: keeps each update and plan well inside a 120 s + 5 s clock."""
+
+
+def capped_board_set() -> BoardSet:
+    """The presets' belief: an exhaustive board set capped at `BELIEF_CAP` boards."""
+    return BoardSet(max_boards=BELIEF_CAP)
+
+
+class PlannerPresetBot(BeliefBot):
+    """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`."""
+
+    planner_name: ClassVar[str] = "eig"
+
+    def __init__(self, rng: SeedLike = None) -> None:
+        super().__init__(capped_board_set, make_planner(self.planner_name), StockfishMoveSelector(), rng)
+
+
+class RandomSenseBot(PlannerPresetBot):
+    planner_name = "random"
+
+
+class TroutSenseBot(PlannerPresetBot):
+    planner_name = "trout"
+
+
+class EntropySenseBot(PlannerPresetBot):
+    planner_name = "eig"
+
+
+class ExpectedSizeSenseBot(PlannerPresetBot):
+    planner_name = "size"
+
+
+class MarginalEntropySenseBot(PlannerPresetBot):
+    planner_name = "marginal"
+
+
+class ValueOfInformationSenseBot(PlannerPresetBot):
+    planner_name = "evoi"
+
+
+PRESETS: dict[str, type[PlannerPresetBot]] = {
+    f"belief-{cls.planner_name}": cls
+    for cls in (RandomSenseBot, TroutSenseBot, EntropySenseBot, ExpectedSizeSenseBot, MarginalEntropySenseBot, ValueOfInformationSenseBot)
+}
+"""Short name (``belief-<planner>``) -> preset class."""
