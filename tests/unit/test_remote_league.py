@@ -54,6 +54,13 @@ def wait_for(condition: Any, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def league_done(server: ServerThread) -> bool:
+    """At least MIN_GAMES rated games, and every pair of bots has met (the scheduler pairs the least-met first)."""
+    pairs = query(server, "SELECT DISTINCT white_id, black_id FROM games g JOIN rated_games r ON r.game_id = g.id")
+    met = {frozenset(pair) for pair in pairs}
+    return len(query(server, "SELECT * FROM rated_games")) >= MIN_GAMES and len(met) == len(list(itertools.combinations(LEAGUE, 2)))
+
+
 def test_ranked_league_runs_to_completion_and_rates_every_result(server: ServerThread) -> None:
     sessions = register(server.url, list(LEAGUE))
     connectors = [
@@ -64,7 +71,7 @@ def test_ranked_league_runs_to_completion_and_rates_every_result(server: ServerT
     for thread in threads:
         thread.start()
     try:
-        wait_for(lambda: query(server, "SELECT COUNT(*) FROM rated_games")[0][0] >= MIN_GAMES, 150, f"{MIN_GAMES} rated games")
+        wait_for(lambda: league_done(server), 150, f"{MIN_GAMES} rated games with every pair met")
     finally:
         for connector in connectors:
             connector.stop()
@@ -176,3 +183,24 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
     assert reason.name in ("KING_CAPTURE", "TURN_LIMIT")  # played to its end, not abandoned
     assert f"game {game_id}: winner" in output
     assert query(server, "SELECT status FROM invitations WHERE game_id = ?", late_game) == [("pending",)]
+
+
+def test_invite_command_challenges_a_connected_bot(server: ServerThread) -> None:
+    sessions = register(server.url, ["host_bot"])
+    connector = Connector(sessions["host_bot"], bot_factory("attacker", 8), max_games=1, poll_seconds=0.05, game_poll_seconds=0.02)
+    runner = threading.Thread(target=connector.run)
+    runner.start()
+    try:
+        invite = subprocess.run(
+            [sys.executable, "-m", "blindchess", "invite", "host_bot", "--bot", "random", "--color", "black", "--server", server.url,
+             "--username", "challenger", "--register", "--seed", "3"],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "BLINDCHESS_PASSWORD": "pw-challenger"},
+        )
+    finally:
+        connector.stop()
+        runner.join(timeout=60)
+    assert invite.returncode == 0, invite.stdout + invite.stderr
+    assert "random (black) vs host_bot" in invite.stdout
+    [record] = connector.records
+    assert record.error is None and record.win_reason is not None
+    assert f"game {record.game_id}: " in invite.stdout and record.win_reason.name in invite.stdout
