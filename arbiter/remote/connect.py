@@ -20,6 +20,8 @@ from .client import ServerRefused, ServerSession, ServerUnavailable, play_remote
 
 logger = logging.getLogger(__name__)
 
+RECONNECT_MAX_SECONDS = 60.0
+
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -66,6 +68,7 @@ class Connector:
         """Serve invitations until :meth:`stop`; returns the record of every game played."""
         self._join_ranked_pool()
         connected = False
+        failures = 0
         while not self._stop.is_set():
             try:
                 invitations = self.session.invitations()
@@ -73,11 +76,14 @@ class Connector:
                     logger.info("connected to %s as %s", self.session.url, self.session.username)
                     self.session.set_max_games(self.max_games)
                     connected = True
+                failures = 0
                 self._accept(invitations)
             except ServerUnavailable as error:
                 connected = False
-                logger.warning("server unavailable, will retry: %s", error)
-            self._stop.wait(self.poll_seconds)
+                failures += 1
+                logger.warning("server unavailable (%d times in a row), will retry: %s", failures, error)
+            # after failures, look again less and less often (at most once a minute)
+            self._stop.wait(min(RECONNECT_MAX_SECONDS, self.poll_seconds * 2**failures))
         self._leave_ranked_pool()
         for thread in list(self._threads.values()):
             thread.join()
