@@ -1,17 +1,21 @@
-"""Fast FEN for the 8x8 board: ``board.fen(en_passant="fen")``, built from the bitboards.
+"""Fast readers of an 8x8 `chess.Board`: the FEN histories record, and sense windows.
 
-Why: a history records the truth position before and after every move, and
-python-chess's `fen()` visits all 64 squares through `piece_at`; at about 40
-microseconds a call, two FENs a turn would cost more than the rest of the turn.
-This builds the placement from the twelve piece bitboards and compresses empty
-squares with string replacement. Boards it was not written for (Chess960,
-subclasses, castling rights that are not clean) go to python-chess.
-`tests/unit/test_arbiter_movegen.py` holds the two equal.
+Why: the arbiter reads the truth board every turn. python-chess's `fen()` visits all
+64 squares through `piece_at`; at about 40 microseconds a call, the two FENs of a
+turn would cost more than the rest of the turn. `fen` builds the placement from the
+twelve piece bitboards and compresses empty squares with string replacement;
+`sense_window` reads the nine squares from precomputed square lists. Boards these
+were not written for (Chess960, subclasses, castling rights that are not clean) go to
+python-chess and `rules`. `tests/unit/test_arbiter_fast_readers.py` holds each equal
+to its reference.
 """
 
 from __future__ import annotations
 
 import chess
+
+from . import rules
+from .observations import SenseWindow
 
 _RUNS = tuple(("1" * length, str(length)) for length in range(8, 1, -1))
 _PIECES = tuple(
@@ -66,3 +70,48 @@ def fen(board: chess.Board) -> str:
             str(board.fullmove_number),
         )
     )
+
+
+def _window_squares(center: int) -> tuple[int, ...]:
+    rank, file = chess.square_rank(center), chess.square_file(center)
+    return tuple(
+        chess.square(f, r) for r in (rank + 1, rank, rank - 1) if 0 <= r <= 7 for f in (file - 1, file, file + 1) if 0 <= f <= 7
+    )
+
+
+_WINDOWS = tuple(_window_squares(center) for center in chess.SQUARES)
+
+
+def sense_window(board: chess.Board, square: int) -> SenseWindow:
+    """`rules.sense_window`, faster: the 3x3 window around `square`, rank descending then file ascending.
+
+    Unchecked: `square` must be a square (0..63); other boards go to the reference.
+
+    >>> sense_window(chess.Board(), chess.A1) == rules.sense_window(chess.Board(), chess.A1)
+    True
+    """
+    if type(board) is not chess.Board:
+        return rules.sense_window(board, square)
+    occupied, white = board.occupied, board.occupied_co[chess.WHITE]
+    pawns, knights, bishops, rooks, queens = board.pawns, board.knights, board.bishops, board.rooks, board.queens
+    Piece = chess.Piece
+    window = []
+    for seen in _WINDOWS[square]:
+        bb = 1 << seen
+        if not occupied & bb:
+            window.append((seen, None))
+            continue
+        if bb & pawns:
+            piece_type = chess.PAWN
+        elif bb & knights:
+            piece_type = chess.KNIGHT
+        elif bb & bishops:
+            piece_type = chess.BISHOP
+        elif bb & rooks:
+            piece_type = chess.ROOK
+        elif bb & queens:
+            piece_type = chess.QUEEN
+        else:
+            piece_type = chess.KING
+        window.append((seen, Piece(piece_type, bool(white & bb))))
+    return tuple(window)

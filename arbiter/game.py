@@ -79,6 +79,13 @@ class Game(ABC):
         """Start the game and White's clock."""
 
     @abstractmethod
+    def _is_move_action(self, move: chess.Move) -> bool:
+        """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
+        actions = self._current_move_actions()
+        if self._move_action_ids is None:
+            self._move_action_ids = {id(action) for action in actions}
+        return id(move) in self._move_action_ids or move in actions
+
     def opponent_move_results(self) -> Optional[Square]:
         """Where the opponent's last move captured, or None."""
 
@@ -154,6 +161,7 @@ class LocalGame(Game, Generic[BoardT]):
         self._resignee: Optional[Color] = None
         self._sense_actions: list[Square] = rules.sense_actions(self.board)
         self._move_actions: Optional[list[chess.Move]] = None  # for the current position; None = not computed yet
+        self._move_action_ids: Optional[set[int]] = None  # ids of those moves: most requests are one of them
 
     # ------------------------------------------------------------------ set-up and clocks
 
@@ -216,6 +224,13 @@ class LocalGame(Game, Generic[BoardT]):
             self._move_actions = self.rules.move_actions(self.board)
         return self._move_actions
 
+    def _is_move_action(self, move: chess.Move) -> bool:
+        """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
+        actions = self._current_move_actions()
+        if self._move_action_ids is None:
+            self._move_action_ids = {id(action) for action in actions}
+        return id(move) in self._move_action_ids or move in actions
+
     def opponent_move_results(self) -> Optional[Square]:
         return self.move_results
 
@@ -245,13 +260,13 @@ class LocalGame(Game, Generic[BoardT]):
             if not isinstance(requested_move, chess.Move):
                 raise IllegalActionError(f"Requested move {requested_move!r} is not a chess.Move or None")
             move = rules.normalize(board, requested_move)
-            if move not in self._current_move_actions():
+            if not self._is_move_action(move):
                 raise IllegalActionError(f"Requested move {requested_move} was not in move_actions()")
             taken_move = rules.revise(board, move)
             capture_square = rules.capture_square(board, taken_move)
         before = TruthFen(board=rules.copy(board), to_fen=rules.fen)
         rules.push(board, taken_move)
-        self._move_actions = None
+        self._move_actions = self._move_action_ids = None
         after = TruthFen(board=rules.copy(board), to_fen=rules.fen)
         self._history.store_move(self.turn, requested_move, taken_move, capture_square, before, after)
         self.move_results = capture_square

@@ -14,7 +14,7 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import chess
 
-from . import boardfen, movegen, rules
+from . import fastread, movegen, rules
 from .observations import SenseWindow
 from .types import Color, Square
 
@@ -80,7 +80,7 @@ class StandardRules:
         return chess.Board(fen) if fen is not None else chess.Board()
 
     def fen(self, board: chess.Board) -> str:
-        return boardfen.fen(board)  # equal to board.fen(en_passant="fen"), faster
+        return fastread.fen(board)  # equal to board.fen(en_passant="fen"), faster
 
     def copy(self, board: chess.Board) -> chess.Board:
         return board.copy(stack=False)
@@ -92,7 +92,7 @@ class StandardRules:
         return rules.sense_actions()
 
     def sense(self, board: chess.Board, square: Square) -> SenseWindow:
-        return rules.sense_window(board, square)
+        return fastread.sense_window(board, square)  # equal to rules.sense_window, faster
 
     def move_actions(self, board: chess.Board) -> list[chess.Move]:
         return movegen.move_actions(board)  # equal to rules.move_actions, without copying the board

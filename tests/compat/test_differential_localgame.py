@@ -60,6 +60,18 @@ def warmed_up_fen(rng: np.random.Generator, plies: int) -> str:
     return board.fen(en_passant="fen")
 
 
+def castling_gauntlet_fen(rng: np.random.Generator) -> str:
+    """The start position with the back ranks between kings and rooks emptied, some squares taken by enemy minor pieces."""
+    board = chess.Board()
+    for color, rank in ((chess.WHITE, 0), (chess.BLACK, 7)):
+        for file in (1, 2, 3, 5, 6):
+            square = chess.square(file, rank)
+            board.remove_piece_at(square)
+            if rng.random() < 0.25:
+                board.set_piece_at(square, chess.Piece(int(rng.choice([chess.KNIGHT, chess.BISHOP])), not color))
+    return board.fen(en_passant="fen")
+
+
 def setup_for(seed: int, rng: np.random.Generator) -> Setup:
     """Settings by seed: mostly short games from warmed-up positions (where the rare cases live), some from the start."""
     kind = seed % 10
@@ -67,6 +79,8 @@ def setup_for(seed: int, rng: np.random.Generator) -> Setup:
         return Setup(None, 100, None, 1.0, 0.0, 200)
     if kind in (0, 1):  # from the start, default limits
         return Setup(None, 100, None, 0.05, 0.6, 40)
+    if kind == 3:  # castling into and through enemy pieces
+        return Setup(castling_gauntlet_fen(rng), 100, None, 0.05, 0.8, 20)
     fen = warmed_up_fen(rng, 2 * int(rng.integers(5, 30)))
     if kind == 4:  # pass-heavy with a small reversible-move limit: MOVE_LIMIT draws
         return Setup(fen, int(rng.integers(2, 20)), None, 0.8, 0.2, 40)

@@ -1,7 +1,8 @@
 """The fast bitboard readers agree with their references on seeded random RBC positions.
 
 `movegen.move_actions` must equal `rules.move_actions` (same moves, same order) and
-`boardfen.fen` must equal python-chess's ``fen(en_passant="fen")``, on positions from
+`fastread.fen` must equal python-chess's ``fen(en_passant="fen")`` and
+`fastread.sense_window` must equal `rules.sense_window` (every centre), on positions from
 random games (castling rights, en passant squares, promotions and king captures
 included) and on a few hand-made edge cases.
 """
@@ -12,7 +13,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import boardfen, movegen, rules
+from blindchess.arbiter import fastread, movegen, rules
 
 EDGE_FENS = [
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",  # castling both ways, both colours
@@ -47,16 +48,23 @@ def random_positions(seed: int, games: int) -> list[chess.Board]:
 @pytest.mark.parametrize("seed", range(2))
 def test_fast_readers_match_references_on_random_games(seed: int) -> None:
     boards = random_positions(seed, 12)
+    rng = np.random.default_rng(seed)
     assert len(boards) > 1000
     for board in boards:
         assert movegen.move_actions(board) == rules.move_actions(board), board.fen()
-        assert boardfen.fen(board) == board.fen(en_passant="fen")
+        assert fastread.fen(board) == board.fen(en_passant="fen")
+    for center in chess.SQUARES:
+        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
         snapshot = board.copy(stack=False)  # histories format stackless copies
-        assert boardfen.fen(snapshot) == board.fen(en_passant="fen")
+        assert fastread.fen(snapshot) == board.fen(en_passant="fen")
+        center = int(rng.integers(64))
+        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
 
 
 @pytest.mark.parametrize("fen", EDGE_FENS)
 def test_fast_readers_match_references_on_edge_cases(fen: str) -> None:
     board = chess.Board(fen)
     assert movegen.move_actions(board) == rules.move_actions(board)
-    assert boardfen.fen(board) == board.fen(en_passant="fen")
+    assert fastread.fen(board) == board.fen(en_passant="fen")
+    for center in chess.SQUARES:
+        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
