@@ -54,6 +54,10 @@ class InconsistentObservationError(BeliefError):
     """
 
 
+class UnexpectedObservationError(BeliefError):
+    """An event arrived out of the order a game delivers them, or refers to a piece the player does not have."""
+
+
 class NotInitialisedError(BeliefError):
     """The belief was asked something before it received `GameStarted`."""
 

@@ -1,0 +1,442 @@
+"""`BoardSet`: the exhaustive set of boards consistent with everything the player observed.
+
+Storage is the compact layout of :mod:`blindchess.beliefs.compact` (58 bytes a
+board); updates are, with ``B`` the set and ``w`` the weights:
+
+- opponent's turn with reported capture ``c`` (None: no capture)::
+
+      B' = { T(s, m) : s in B, m in M(s), capsq(s, m) = c }
+
+  ``M(s)``: the pass plus every pseudo-legal move of the true board with RBC
+  castling (the revised outcomes of every request); duplicates merged (weights
+  summed under an opponent-move model, see :mod:`blindchess.beliefs.move_model`).
+- sense of window ``W``: ``B' = { s in B : s|W = W }``.
+- own move (request ``r``, taken ``t``, capture ``c``)::
+
+      B' = { T(s, t) : s in B, revise(s, r) = t, capsq(s, t) = c }
+
+Size cap and backlog: an opponent turn expands parents in chunks; once the children
+reach ``max_boards`` the parents not yet expanded go to a backlog with the index of
+the event they missed, and ``is_exact`` turns false. When an update would empty the
+set, the backlog is replayed (oldest first) through every event since; only when
+set and backlog are both exhausted is `InconsistentObservationError` raised.
+`exact()` replays the whole backlog without a cap, so the truth is always
+recoverable.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter import rules
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+
+from . import kernels
+from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
+from .compact import BYTES_PER_BOARD, BoardKey, board_key, castling_bits, piece_bitboards, row_board, row_key
+from .move_model import OpponentMoveModel
+from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
+
+logger = logging.getLogger(__name__)
+
+_CHUNK_ROWS = 1 << 20
+"""Child rows per expansion chunk (58 MiB of output)."""
+_MARGINAL_ROWS = 1 << 16
+
+
+@dataclass(frozen=True)
+class _BacklogEntry:
+    """Parents left unexpanded at event ``event_index`` (an `OpponentMoved`)."""
+
+    event_index: int
+    own: np.ndarray
+    turn: chess.Color
+    opp: np.ndarray
+    castling: np.ndarray
+    ep: np.ndarray
+    weights: np.ndarray
+
+
+class BoardSet:
+    """The exhaustive belief: every board consistent with the observations, optionally weighted.
+
+    Args:
+        max_boards: the size cap (see the module docstring); ``None`` for no cap.
+        move_model: an opponent-move model weighting children; None keeps every
+            consistent board equally likely.
+    """
+
+    def __init__(self, max_boards: Optional[int] = 4_000_000, move_model: Optional[OpponentMoveModel] = None) -> None:
+        if max_boards is not None and max_boards < 1:
+            raise ValueError(f"max_boards must be positive or None, got {max_boards!r}")
+        self.max_boards = max_boards
+        self.move_model = move_model
+        self._scores = (move_model or OpponentMoveModel.uniform()).scores
+        self._color: Optional[chess.Color] = None
+        self._turn: chess.Color = chess.WHITE
+        self._own = np.zeros(6, dtype=np.uint64)
+        self._opp = np.zeros((0, 6), dtype=np.uint64)
+        self._castling = np.zeros(0, dtype=np.uint8)
+        self._ep = np.zeros(0, dtype=np.int8)
+        self._weights = np.zeros(0, dtype=np.float64)
+        self._events: list[Observation] = []
+        self._backlog: list[_BacklogEntry] = []
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def is_exact(self) -> bool:
+        return not self._backlog
+
+    @property
+    def color(self) -> chess.Color:
+        """The player's colour."""
+        self._require_started()
+        assert self._color is not None
+        return self._color
+
+    @property
+    def turn(self) -> chess.Color:
+        """The side to move on every board of the set."""
+        return self._turn
+
+    @property
+    def nbytes_per_board(self) -> int:
+        return BYTES_PER_BOARD
+
+    def __len__(self) -> int:
+        return int(self._opp.shape[0])
+
+    def _require_started(self) -> None:
+        if self._color is None:
+            raise NotInitialisedError("the board set has not received GameStarted")
+
+    # ------------------------------------------------------------------ updates
+
+    def update(self, observation: Observation) -> None:
+        """Fold one event in (see the module docstring for the rules)."""
+        if isinstance(observation, GameStarted):
+            self._start(observation)
+            return
+        self._require_started()
+        self._events.append(observation)
+        if isinstance(observation, OpponentMoved):
+            self._opponent_moved(observation, len(self._events) - 1)
+        elif isinstance(observation, SenseResult):
+            self._sense(observation)
+        elif isinstance(observation, MoveResult):
+            self._own_move(observation)
+        elif isinstance(observation, GameEnded):
+            return
+        else:
+            raise UnexpectedObservationError(f"not an observation event: {observation!r}")
+        if len(self) == 0:
+            self._recover(observation)
+
+    def _start(self, event: GameStarted) -> None:
+        board = event.starting_board()
+        self._color = event.color
+        self._turn = board.turn
+        self._own = piece_bitboards(board, event.color)
+        self._opp = piece_bitboards(board, not event.color)[None, :].copy()
+        self._castling = np.array([castling_bits(board.castling_rights)], dtype=np.uint8)
+        self._ep = np.array([board.ep_square if board.ep_square is not None else -1], dtype=np.int8)
+        self._weights = np.ones(1)
+        self._events = [event]
+        self._backlog = []
+
+    def _own_occupied(self) -> np.uint64:
+        return np.bitwise_or.reduce(self._own)
+
+    def _opponent_moved(self, event: OpponentMoved, event_index: int) -> None:
+        capture = event.capture_square
+        if capture is not None and not self._own_occupied() & BIT[capture]:
+            raise InconsistentObservationError(f"{event!r}: no piece of ours stands on {chess.square_name(capture)}")
+        if self._turn == self._color:  # White's first turn: the opponent has not moved
+            if capture is not None:
+                raise InconsistentObservationError(f"{event!r}: a capture before the opponent's first move")
+            return
+        self._expand(capture if capture is not None else -1, event_index)
+        if capture is not None:
+            self._own &= ~BIT[capture]
+        self._turn = not self._turn
+
+    def _expand(self, capture: int, event_index: int) -> None:
+        parents = len(self)
+        white = 1 if self._color == chess.BLACK else 0
+        own_occ = self._own_occupied()
+        weighted = self.move_model is not None
+        capacity = min(_CHUNK_ROWS, max(kernels.MAX_CHILDREN, parents * 48))
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        children, start = 0, 0
+        while start < parents:
+            out = (
+                np.empty((capacity, 6), dtype=np.uint64),
+                np.empty(capacity, dtype=np.uint8),
+                np.empty(capacity, dtype=np.int8),
+                np.empty(capacity, dtype=np.float64),
+            )
+            start, k = kernels.expand_chunk(
+                self._opp, self._castling, self._ep, self._weights, own_occ, white, capture, self._scores, weighted, start, *out
+            )
+            parts.append(tuple(a[:k] for a in out))  # type: ignore[arg-type]
+            children += k
+            if self.max_boards is not None and children >= self.max_boards and start < parents:
+                parts = [self._dedup(*self._concat(parts))]
+                children = len(parts[0][0])
+                if children >= self.max_boards:
+                    self._backlog.append(
+                        _BacklogEntry(
+                            event_index,
+                            self._own.copy(),
+                            self._turn,
+                            self._opp[start:].copy(),
+                            self._castling[start:].copy(),
+                            self._ep[start:].copy(),
+                            self._weights[start:].copy(),
+                        )
+                    )
+                    logger.info("board set capped at %d boards; %d parents to the backlog", children, parents - start)
+                    break
+        self._opp, self._castling, self._ep, self._weights = self._dedup(*self._concat(parts))
+
+    @staticmethod
+    def _concat(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate([p[n] for p in parts]) for n in range(4))
+
+    def _dedup(
+        self, opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, weights: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        keep, summed = kernels.unique_rows(opp, castling, ep, weights, self.move_model is not None)
+        summed = summed[keep]
+        if self.move_model is not None and summed.size:
+            summed = summed / summed.sum()
+        return opp[keep], castling[keep], ep[keep], summed
+
+    def _keep(self, mask: np.ndarray) -> None:
+        self._opp, self._castling, self._ep, self._weights = (
+            self._opp[mask],
+            self._castling[mask],
+            self._ep[mask],
+            self._weights[mask],
+        )
+
+    def _sense(self, event: SenseResult) -> None:
+        if self._turn != self._color:
+            raise UnexpectedObservationError(f"{event!r}: a sense result while the opponent is to move")
+        window_mask = np.uint64(0)
+        expected = np.zeros(6, dtype=np.uint64)
+        for square, piece in event.window:
+            bit = BIT[square]
+            own_here = next((t for t in range(6) if self._own[t] & bit), None)
+            own_seen = piece.piece_type - 1 if piece is not None and piece.color == self._color else None
+            if own_here != own_seen:
+                raise InconsistentObservationError(f"{event!r}: our own piece on {chess.square_name(square)} disagrees")
+            window_mask |= bit
+            if piece is not None and piece.color != self._color:
+                expected[piece.piece_type - 1] |= bit
+        self._keep(np.all((self._opp & window_mask) == expected, axis=1))
+
+    def _own_move(self, event: MoveResult) -> None:
+        if self._turn != self._color:
+            raise UnexpectedObservationError(f"{event!r}: a move result while the opponent is to move")
+        requested, taken, capture = event.requested_move, event.taken_move, event.capture_square
+        self._turn = not self._turn
+        if requested is None:
+            if taken is not None or capture is not None:
+                raise InconsistentObservationError(f"{event!r}: a pass cannot move or capture")
+            self._ep[:] = -1
+            return
+        piece = next((t for t in range(6) if self._own[t] & BIT[requested.from_square]), None)
+        if piece is None:
+            raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(requested.from_square)}")
+        requested = rules.with_default_promotion(self._own_board(), requested)
+        n = len(self)
+        out_dst = np.empty(n, dtype=np.int64)
+        out_capture = np.empty(n, dtype=np.int64)
+        kernels.own_move_outcomes(
+            self._opp, self._ep, self._castling, self._own_occupied(), 1 if self._color == chess.WHITE else 0,
+            piece, requested.from_square, requested.to_square, out_dst, out_capture,
+        )  # fmt: skip
+        if taken is None:
+            if capture is not None:
+                raise InconsistentObservationError(f"{event!r}: an illegal move cannot capture")
+            self._keep(out_dst == -1)
+            self._ep[:] = -1
+            return
+        if taken.from_square != requested.from_square or taken.promotion != requested.promotion:
+            self._keep(np.zeros(n, dtype=bool))
+            return
+        self._keep((out_dst == taken.to_square) & (out_capture == (capture if capture is not None else -1)))
+        self._apply_own_move(piece, taken, capture)
+
+    def _apply_own_move(self, piece: int, move: chess.Move, capture: Optional[int]) -> None:
+        """Our taken move on every board: remove the captured piece, update castling and en passant, move ours."""
+        src, dst = move.from_square, move.to_square
+        if capture is not None:
+            self._opp &= ~BIT[capture]
+        cleared = CORNER_BITS[src] | CORNER_BITS[dst]
+        if piece == 5:
+            cleared |= COLOR_CASTLING_BITS[1 if self._color == chess.WHITE else 0]
+        self._castling &= ~np.uint8(cleared)
+        double_push = piece == 0 and abs(dst - src) == 16
+        self._ep[:] = (src + dst) // 2 if double_push else -1
+        self._own[piece] &= ~BIT[src]
+        self._own[move.promotion - 1 if move.promotion else piece] |= BIT[dst]
+        if piece == 5 and abs(dst - src) == 2:
+            rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
+            self._own[3] = (self._own[3] & ~BIT[rook_src]) | BIT[rook_dst]
+        if capture is not None:
+            self._opp, self._castling, self._ep, self._weights = self._dedup(self._opp, self._castling, self._ep, self._weights)
+
+    def _own_board(self) -> chess.Board:
+        """A board holding only our pieces (what we know for sure), our side to move."""
+        board = row_board(self._own, np.zeros(6, dtype=np.uint64), self.color, self._turn, 0, -1)
+        board.turn = self.color
+        return board
+
+    # ------------------------------------------------------------------ backlog
+
+    def _recover(self, event: Observation) -> None:
+        """Refill an emptied set from the backlog (oldest first), or raise when nothing is left."""
+        while self._backlog:
+            entry = self._backlog.pop(0)
+            replayed = self._replay(entry, self.max_boards)
+            if len(replayed):
+                logger.info("board set refilled from the backlog: %d boards", len(replayed))
+                self._adopt(replayed, keep_backlog=True)
+                return
+        raise InconsistentObservationError(f"no board is consistent with the observations after {event!r}")
+
+    def _replay(self, entry: _BacklogEntry, max_boards: Optional[int]) -> BoardSet:
+        """A board set holding `entry`'s parents, run through every event from the one they missed."""
+        replay = BoardSet(max_boards=max_boards, move_model=self.move_model)
+        replay._start(self._events[0])  # type: ignore[arg-type]
+        replay._events = list(self._events[: entry.event_index])
+        replay._own, replay._turn = entry.own.copy(), entry.turn
+        replay._opp, replay._castling, replay._ep, replay._weights = entry.opp, entry.castling, entry.ep, entry.weights
+        try:
+            for event in self._events[entry.event_index :]:
+                replay.update(event)
+        except InconsistentObservationError:
+            return BoardSet(max_boards=max_boards, move_model=self.move_model)
+        return replay
+
+    def _adopt(self, other: BoardSet, keep_backlog: bool) -> None:
+        self._opp, self._castling, self._ep, self._weights = other._opp, other._castling, other._ep, other._weights
+        self._own, self._turn = other._own.copy(), other._turn
+        self._backlog = (self._backlog if keep_backlog else []) + other._backlog
+
+    def exact(self) -> BoardSet:
+        """The exact set: this set plus every backlog entry replayed without a cap (can be large)."""
+        result = self.copy()
+        result.max_boards = None
+        parts = [(result._opp, result._castling, result._ep, result._weights)]
+        for entry in self._backlog:
+            replayed = self._replay(entry, None)
+            parts.append((replayed._opp, replayed._castling, replayed._ep, replayed._weights))
+        result._backlog = []
+        result._opp, result._castling, result._ep, result._weights = result._dedup(*self._concat(parts))
+        if self.move_model is None:
+            result._weights = np.ones(len(result))
+        return result
+
+    # ------------------------------------------------------------------ queries
+
+    def weights(self) -> np.ndarray:
+        """Probabilities of the boards, aligned with `piece_grid`, summing to one."""
+        return self._weights / self._weights.sum()
+
+    def _bits(self, start: int, stop: int) -> np.ndarray:
+        """Shape (rows, 6, 64) uint8: the opponent's piece bits of boards ``start:stop``."""
+        raw = np.ascontiguousarray(self._opp[start:stop]).view(np.uint8).reshape(-1, 6, 8)
+        return np.unpackbits(raw, axis=2, bitorder="little")
+
+    def _own_grid(self) -> np.ndarray:
+        grid = np.zeros(64, dtype=np.uint8)
+        offset = 0 if self.color == chess.WHITE else 6
+        for t in range(6):
+            for square in chess.scan_forward(int(self._own[t])):
+                grid[square] = t + 1 + offset
+        return grid
+
+    def piece_grid(self) -> np.ndarray:
+        """Shape (N, 64) uint8: the marginal channel of every square of every board."""
+        self._require_started()
+        offset = 7 if self.color == chess.WHITE else 1
+        grid = np.empty((len(self), 64), dtype=np.uint8)
+        own = self._own_grid()
+        for start in range(0, len(self), _MARGINAL_ROWS):
+            bits = self._bits(start, start + _MARGINAL_ROWS)
+            channels = np.arange(offset, offset + 6, dtype=np.uint8)[None, :, None]
+            grid[start : start + _MARGINAL_ROWS] = own + (bits * channels).sum(axis=1, dtype=np.uint8)
+        return grid
+
+    def marginals(self) -> np.ndarray:
+        """Shape (64, 13): P(square holds channel), rows summing to one."""
+        self._require_started()
+        offset = 7 if self.color == chess.WHITE else 1
+        probabilities = self.weights()
+        result = np.zeros((64, N_CHANNELS))
+        for start in range(0, len(self), _MARGINAL_ROWS):
+            bits = self._bits(start, start + _MARGINAL_ROWS).astype(np.float64)
+            result[:, offset : offset + 6] += np.einsum("n,nts->st", probabilities[start : start + _MARGINAL_ROWS], bits)
+        own = self._own_grid()
+        result[np.arange(64)[own > 0], own[own > 0]] = 1.0
+        result[:, 0] = np.clip(1.0 - result[:, 1:].sum(axis=1), 0.0, 1.0)
+        return result
+
+    def entropy(self) -> float:
+        """Shannon entropy in bits: ``-sum_s p(s) log2 p(s)``."""
+        p = self.weights()
+        p = p[p > 0]
+        return float(-(p * np.log2(p)).sum())
+
+    def board(self, index: int) -> chess.Board:
+        """Board ``index`` of the set as a `chess.Board`."""
+        return row_board(self._own, self._opp[index], self.color, self._turn, int(self._castling[index]), int(self._ep[index]))
+
+    def boards(self) -> Iterator[chess.Board]:
+        """Every board of the set (slow; for tests and small sets)."""
+        return (self.board(i) for i in range(len(self)))
+
+    def keys(self) -> set[BoardKey]:
+        """`board_key` of every board (for comparisons with the reference)."""
+        return {
+            row_key(self._own, self._opp[i], self.color, self._turn, int(self._castling[i]), int(self._ep[i]))
+            for i in range(len(self))
+        }
+
+    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
+        """`n` boards drawn with replacement, in proportion to their weights."""
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n!r}")
+        self._require_started()
+        return [self.board(int(i)) for i in rng.choice(len(self), size=n, p=self.weights())]
+
+    def __contains__(self, board: object) -> bool:
+        if not isinstance(board, chess.Board) or self._color is None or board.turn != self._turn:
+            return False
+        if not np.array_equal(piece_bitboards(board, self._color), self._own):
+            return False
+        key = board_key(board)
+        opp = piece_bitboards(board, not self._color)
+        castling = castling_bits(key[13])
+        match = np.all(self._opp == opp, axis=1) & (self._castling == castling) & (self._ep == key[14])
+        return bool(match.any())
+
+    def copy(self) -> BoardSet:
+        """An independent copy (arrays copied; backlog entries are immutable and shared)."""
+        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
+        other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
+        other._opp, other._castling = self._opp.copy(), self._castling.copy()
+        other._ep, other._weights = self._ep.copy(), self._weights.copy()
+        other._events, other._backlog = list(self._events), list(self._backlog)
+        return other

@@ -1,0 +1,53 @@
+"""Seeded random-action games on the real arbiter, with the truth board beside every observation event.
+
+Used by the belief tests, benchmarks and walkthrough: each colour's event stream is
+exactly what `LocalGame` delivered, and ``truth[i]`` is the board when event ``i``
+arrived (after the move it reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter.game import LocalGame
+from blindchess.arbiter.observations import Observation
+
+
+@dataclass
+class ObservedGame:
+    """Per colour, the events received and the true board at each."""
+
+    events: dict[chess.Color, list[Observation]] = field(default_factory=lambda: {chess.WHITE: [], chess.BLACK: []})
+    truth: dict[chess.Color, list[chess.Board]] = field(default_factory=lambda: {chess.WHITE: [], chess.BLACK: []})
+
+
+def play_random_game(
+    rng: np.random.Generator,
+    full_turn_limit: int = 20,
+    sense_probability: float = 0.9,
+    pass_probability: float = 0.05,
+) -> ObservedGame:
+    """One game of uniformly random senses and moves (each skipped with the given probability)."""
+    record = ObservedGame()
+    game: Optional[LocalGame[chess.Board]] = None
+
+    def observe(color: chess.Color, event: Observation) -> None:
+        assert game is not None
+        record.events[color].append(event)
+        record.truth[color].append(game.board.copy(stack=False))
+
+    game = LocalGame(seconds_per_player=None, full_turn_limit=full_turn_limit, observer=observe)
+    game.start()
+    while not game.is_over():
+        senses = game.sense_actions() or []
+        game.sense(None if rng.random() < 1 - sense_probability else senses[rng.integers(len(senses))])
+        moves = game.move_actions() or []
+        move = None if not moves or rng.random() < pass_probability else moves[rng.integers(len(moves))]
+        game.move(move)
+        game.end_turn()
+    game.end()
+    return record

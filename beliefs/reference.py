@@ -1,0 +1,168 @@
+"""`ReferenceBoardSet`: the exhaustive belief on `chess.Board`, slow and obviously correct.
+
+It states every update with the arbiter's own rule functions
+(:mod:`blindchess.arbiter.rules`), board by board, so the fast `BoardSet` can be
+checked against it event by event. Same update rules and opponent-move model as
+:mod:`blindchess.beliefs.board_set`; no cap (always exact).
+
+    opponent turn:  B' = { push(s, revise(s, r)) : s in B, r in actions(s) + [pass], capture agrees }
+    sense:          B' = { s in B : window(s, square) = W }
+    own move:       B' = { push(s, t) : s in B, revise(s, r) = t, capsq(s, t) = c }
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter import rules
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+
+from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError, channel
+from .compact import BoardKey, board_key
+from .move_model import OpponentMoveModel
+
+
+class ReferenceBoardSet:
+    """The exhaustive belief as a dict from `board_key` to (board, weight).
+
+    Args:
+        move_model: weights children as `BoardSet` does; None: every board equally likely.
+    """
+
+    def __init__(self, move_model: Optional[OpponentMoveModel] = None) -> None:
+        self.move_model = move_model
+        self._scores = (move_model or OpponentMoveModel.uniform()).scores
+        self._color: Optional[chess.Color] = None
+        self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
+
+    @property
+    def is_exact(self) -> bool:
+        return True
+
+    def __len__(self) -> int:
+        return len(self._boards)
+
+    def update(self, observation: Observation) -> None:
+        """Fold one event in; raises `InconsistentObservationError` when no board is left."""
+        if isinstance(observation, GameStarted):
+            self._color = observation.color
+            board = observation.starting_board()
+            self._boards = {board_key(board): (board, 1.0)}
+            return
+        if self._color is None:
+            raise NotInitialisedError("the reference board set has not received GameStarted")
+        if isinstance(observation, OpponentMoved):
+            new = self._opponent_moved(observation.capture_square)
+        elif isinstance(observation, SenseResult):
+            new = {k: (b, w) for k, (b, w) in self._boards.items() if self._window_matches(b, observation)}
+        elif isinstance(observation, MoveResult):
+            new = self._own_move(observation)
+        elif isinstance(observation, GameEnded):
+            return
+        else:
+            raise UnexpectedObservationError(f"not an observation event: {observation!r}")
+        if not new:
+            raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
+        self._boards = self._normalised(new)
+
+    def _normalised(self, boards: dict[BoardKey, tuple[chess.Board, float]]) -> dict[BoardKey, tuple[chess.Board, float]]:
+        if self.move_model is None:
+            return {k: (b, 1.0) for k, (b, _) in boards.items()}
+        total = sum(w for _, w in boards.values())
+        return {k: (b, w / total) for k, (b, w) in boards.items()}
+
+    @staticmethod
+    def _window_matches(board: chess.Board, event: SenseResult) -> bool:
+        return all(board.piece_at(square) == piece for square, piece in event.window)
+
+    def _add(self, into: dict[BoardKey, tuple[chess.Board, float]], board: chess.Board, weight: float) -> None:
+        key = board_key(board)
+        if key in into:
+            into[key] = (into[key][0], into[key][1] + weight)
+        else:
+            into[key] = (board, weight)
+
+    def _opponent_moved(self, capture: Optional[int]) -> dict[BoardKey, tuple[chess.Board, float]]:
+        new: dict[BoardKey, tuple[chess.Board, float]] = {}
+        for board, weight in self._boards.values():
+            if board.turn == self._color:  # White's first turn: nothing happened yet
+                if capture is None:
+                    self._add(new, board, weight)
+                continue
+            outcomes: dict[Optional[chess.Move], float] = {None: self._scores[0, 0]}
+            for request in rules.move_actions(board):
+                revised = rules.revise_move(board, rules.with_default_promotion(board, request))
+                if revised is not None:
+                    piece = board.piece_type_at(revised.from_square)
+                    assert piece is not None
+                    captured = rules.capture_square_of_move(board, revised) is not None
+                    outcomes[revised] = self._scores[piece, int(captured)]
+            total = sum(outcomes.values())
+            for move, score in outcomes.items():
+                if rules.capture_square_of_move(board, move) == capture:
+                    child = board.copy(stack=False)
+                    rules.push(child, move)
+                    self._add(new, child, weight * score / total)
+        return new
+
+    def _own_move(self, event: MoveResult) -> dict[BoardKey, tuple[chess.Board, float]]:
+        new: dict[BoardKey, tuple[chess.Board, float]] = {}
+        for board, weight in self._boards.values():
+            if event.requested_move is None:
+                revised = None
+            else:
+                revised = rules.revise_move(board, rules.with_default_promotion(board, event.requested_move))
+            if revised != event.taken_move or rules.capture_square_of_move(board, revised) != event.capture_square:
+                continue
+            child = board.copy(stack=False)
+            rules.push(child, revised)
+            self._add(new, child, weight)
+        return new
+
+    # ------------------------------------------------------------------ queries
+
+    def keys(self) -> set[BoardKey]:
+        return set(self._boards)
+
+    def weights_by_key(self) -> dict[BoardKey, float]:
+        """Normalised probability of every board, by `board_key`."""
+        total = sum(w for _, w in self._boards.values())
+        return {k: w / total for k, (_, w) in self._boards.items()}
+
+    def weights(self) -> np.ndarray:
+        w = np.array([w for _, w in self._boards.values()])
+        return w / w.sum()
+
+    def piece_grid(self) -> np.ndarray:
+        return np.array(
+            [[channel(b.piece_at(s)) for s in chess.SQUARES] for b, _ in self._boards.values()], dtype=np.uint8
+        ).reshape(-1, 64)
+
+    def marginals(self) -> np.ndarray:
+        result = np.zeros((64, N_CHANNELS))
+        for (board, _), p in zip(self._boards.values(), self.weights()):
+            for square in chess.SQUARES:
+                result[square, channel(board.piece_at(square))] += p
+        return result
+
+    def entropy(self) -> float:
+        p = self.weights()
+        return float(-(p * np.log2(p)).sum())
+
+    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n!r}")
+        boards = [b for b, _ in self._boards.values()]
+        return [boards[int(i)].copy(stack=False) for i in rng.choice(len(boards), size=n, p=self.weights())]
+
+    def __contains__(self, board: object) -> bool:
+        return isinstance(board, chess.Board) and board_key(board) in self._boards
+
+    def copy(self) -> ReferenceBoardSet:
+        other = ReferenceBoardSet(self.move_model)
+        other._color = self._color
+        other._boards = {k: (b.copy(stack=False), w) for k, (b, w) in self._boards.items()}
+        return other
