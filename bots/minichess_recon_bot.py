@@ -16,6 +16,7 @@ its parts know the small board:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Optional
 
 import chess
@@ -35,12 +36,29 @@ KING_CAPTURE_CONFIDENCE = 0.5
 """Take a king-capturing action when the belief puts at least this much mass on it working."""
 
 
-def window_entropy(grid: np.ndarray, weights: np.ndarray, window: tuple[Square, ...]) -> float:
-    """Entropy (bits) of the contents of `window` under boards `grid` (N x 64 codes) with `weights`."""
-    _, groups = np.unique(grid[:, list(window)], axis=0, return_inverse=True)
-    mass = np.bincount(groups.ravel(), weights=weights)
-    mass = mass[mass > 0]
-    return float(-(mass * np.log2(mass)).sum())
+@lru_cache(maxsize=16)
+def _packing(windows: tuple[tuple[Square, ...], ...]) -> np.ndarray:
+    """(64, W) weights packing each window's codes into one integer, 4 bits a square (codes are < 16)."""
+    packing = np.zeros((64, len(windows)), dtype=np.int64)
+    for column, window in enumerate(windows):
+        for position, square in enumerate(window):
+            packing[square, column] = 16**position
+    return packing
+
+
+def window_entropies(grid: np.ndarray, weights: np.ndarray, windows: tuple[tuple[Square, ...], ...]) -> np.ndarray:
+    """Entropy (bits) of what each window would show, under boards `grid` (N x 64 codes) with `weights`.
+
+    One matrix product packs every window's contents into an integer; tagging it with the
+    window's index makes outcomes of different windows distinct, so one `np.unique` groups
+    the boards by outcome for all windows at once.
+    """
+    outcomes = grid.astype(np.int64) @ _packing(windows)  # (N, W), each < 16**9
+    tagged = outcomes * 64 + np.arange(len(windows))
+    keys, groups = np.unique(tagged.ravel(), return_inverse=True)
+    mass = np.bincount(groups.ravel(), weights=np.repeat(weights, len(windows)))
+    information = np.where(mass > 0, -mass * np.log2(np.where(mass > 0, mass, 1.0)), 0.0)
+    return np.bincount(keys % 64, weights=information, minlength=len(windows))
 
 
 class ReconMiniChessBot(Player):
@@ -91,9 +109,8 @@ class ReconMiniChessBot(Player):
         if len(self.belief) == 1:  # nothing to learn: any window will do
             self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
             return self._sensed
-        grid, weights = self.belief.piece_grid(), self.belief.weights()
-        geometry = self.rules.geometry
-        scores = np.array([window_entropy(grid, weights, geometry.window(square)) for square in sense_actions])
+        windows = tuple(self.rules.geometry.window(square) for square in sense_actions)
+        scores = window_entropies(self.belief.piece_grid(), self.belief.weights(), windows)
         best = np.flatnonzero(scores >= scores.max() - 1e-12)
         self._sensed = sense_actions[int(self.rng.choice(best))]
         return self._sensed

@@ -273,7 +273,13 @@ def _is_pawn_advance(board: chess.Board, move: chess.Move) -> bool:
 
 
 def _castle_move(state: SimulState, move: chess.Move) -> bool:
-    return move in _CASTLES and state.board.piece_type_at(move.from_square) == chess.KING
+    """True for a king's castling move (cheap integer tests first: this runs for every move of every turn)."""
+    return (
+        abs(move.to_square - move.from_square) == 2
+        and move.from_square in (chess.E1, chess.E8)
+        and move in _CASTLES
+        and state.board.piece_type_at(move.from_square) == chess.KING
+    )
 
 
 @dataclass(frozen=True)
@@ -312,8 +318,11 @@ def needs_backup(state: SimulState, color: Color, primary: chess.Move) -> bool:
 
 def valid_backups(state: SimulState, color: Color, primary: chess.Move) -> list[chess.Move]:
     """The backups allowed with `primary`: safe submittable moves other than it, and the pass."""
-    context = _backup_context(state, color)
-    return [NULL] + [m for m in submittable_moves(state, color) if m != primary and not _needs_backup(state, context, m)]
+    key = ("safe", color)
+    if key not in state.cache:
+        context = _backup_context(state, color)
+        state.cache[key] = tuple(m for m in submittable_moves(state, color) if not _needs_backup(state, context, m))
+    return [NULL] + [m for m in state.cache[key] if m != primary]  # type: ignore[attr-defined]
 
 
 def normalize(state: SimulState, move: chess.Move) -> chess.Move:

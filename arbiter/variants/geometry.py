@@ -53,6 +53,7 @@ class Geometry:
             raise BoardSizeError(f"board size {files}x{ranks} is outside 3x3..8x8")
         self.files = files
         self.ranks = ranks
+        self._windows: dict[Square, tuple[Square, ...]] = {}
         self.squares: tuple[Square, ...] = tuple(chess.square(f, r) for r in range(ranks) for f in range(files))
         self.mask = 0
         for square in self.squares:
@@ -117,7 +118,11 @@ class Geometry:
 
     def window(self, square: Square) -> tuple[Square, ...]:
         """The 3x3 window centred on `square`, clipped to the board, rank descending then file ascending."""
-        f, r = chess.square_file(square), chess.square_rank(square)
-        return tuple(
-            chess.square(nf, nr) for nr in (r + 1, r, r - 1) for nf in (f - 1, f, f + 1) if self._on(nf, nr)
-        )
+        window = self._windows.get(square)
+        if window is None:
+            f, r = chess.square_file(square), chess.square_rank(square)
+            window = tuple(
+                chess.square(nf, nr) for nr in (r + 1, r, r - 1) for nf in (f - 1, f, f + 1) if self._on(nf, nr)
+            )
+            self._windows[square] = window
+        return window

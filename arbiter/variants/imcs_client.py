@@ -42,6 +42,7 @@ class _Connection:
     def __init__(self, host: str, port: int, timeout: Optional[float]) -> None:
         self.sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
         self.sock.settimeout(timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.reader = self.sock.makefile("r", encoding="ascii", errors="replace", newline="\n")
 
     def send(self, line: str) -> None:

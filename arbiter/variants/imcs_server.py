@@ -61,6 +61,7 @@ class _Session:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # one short line per message: no Nagle delay
         self.reader = sock.makefile("r", encoding="ascii", errors="replace", newline="\n")
         self.name: Optional[str] = None
         self.lock = threading.Lock()
@@ -136,7 +137,7 @@ class ImcsServer(socketserver.ThreadingTCPServer):
 
     def start_in_thread(self) -> threading.Thread:
         """Serve in a daemon thread (for tests and embedding); stop with `shutdown()` then `server_close()`."""
-        thread = threading.Thread(target=self.serve_forever, name="imcs-server", daemon=True)
+        thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="imcs-server", daemon=True)
         thread.start()
         return thread
 
@@ -331,8 +332,8 @@ class ImcsServer(socketserver.ThreadingTCPServer):
                 break
             color = position.turn
             mover, other = players[color], players[not color]
+            started = self.clock()  # the mover's clock runs from the moment the prompt goes out
             mover.send("", *board_lines(rules, position), "", f"? {prompt_clock(clocks[color])} {prompt_clock(clocks[not color])}")
-            started = self.clock()
             limit = FIRST_MOVE_LIMIT if first_move[color] else clocks[color] + _GRACE
             winner = side_letter(not color)
             try:

@@ -33,6 +33,7 @@ class Line:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.reader = self.sock.makefile("r", encoding="ascii", newline="\n")
 
     def send(self, text: str) -> None:

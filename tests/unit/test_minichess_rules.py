@@ -108,7 +108,7 @@ def test_fast_revision_agrees_with_the_reference_on_random_positions() -> None:
     for rules in (RECON_MINICHESS, RECON_MINICHESS_IMCS):
         rng = np.random.default_rng(5)
         checked = 0
-        for _ in range(30):
+        for _ in range(15):
             board = rules.starting_board()
             for _ in range(60):
                 actions = rules.move_actions(board)
@@ -120,4 +120,4 @@ def test_fast_revision_agrees_with_the_reference_on_random_positions() -> None:
                 rules.push(board, taken)
                 if rules.king_captured(board) is not None:
                     break
-        assert checked > 5000
+        assert checked > 3000
