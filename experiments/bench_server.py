@@ -95,8 +95,8 @@ def run_phase(url: str, db: Path, n_games: int, processes: int, poll_seconds: fl
         "requests": len(latencies),
         "seconds": elapsed,
         "rps": len(latencies) / elapsed,
-        "p50_ms": 1000 * float(np.percentile(latencies, 50)),
-        "p99_ms": 1000 * float(np.percentile(latencies, 99)),
+        "p50_ms": 1000 * float(np.percentile(latencies, 50)) if len(latencies) else float("nan"),
+        "p99_ms": 1000 * float(np.percentile(latencies, 99)) if len(latencies) else float("nan"),
         "errors": errors,
         "lost": lost,
     }
@@ -131,14 +131,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "bench.sqlite3"
         with ServerProcess(db, extra_args=("--full-turn-limit", str(args.turn_limit))) as server:
+            cpu_start = server.cpu_seconds()
             baseline = run_phase(server.url, db, 1, 1, args.poll_seconds, first_user=0)
+            cpu_baseline = server.cpu_seconds()
             load = run_phase(server.url, db, args.games, args.processes, args.poll_seconds, first_user=10)
+            cpu_load = server.cpu_seconds()
+    # registering the accounts (scrypt) is server CPU too; it is small next to the games' requests
+    baseline["cpu_ms"] = 1000 * (cpu_baseline - cpu_start) / baseline["requests"]
+    load["cpu_ms"] = 1000 * (cpu_load - cpu_baseline) / load["requests"]
     print(f"server on loopback, {args.turn_limit}-turn random-bot games, client poll {args.poll_seconds} s, {args.processes} client processes")
-    print(f"{'phase':<14}{'games':>6}{'done':>6}{'requests':>10}{'seconds':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'lost':>6}")
+    print(
+        f"{'phase':<14}{'games':>6}{'done':>6}{'requests':>10}{'seconds':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'server CPU ms/req':>19}{'errors':>8}{'lost':>6}"
+    )
     for label, phase in (("1 game alone", baseline), (f"{args.games} at once", load)):
         print(
             f"{label:<14}{phase['games']:>6}{phase['completed']:>6}{phase['requests']:>10}{phase['seconds']:>9.1f}"
-            f"{phase['rps']:>9.0f}{phase['p50_ms']:>9.1f}{phase['p99_ms']:>9.1f}{len(phase['errors']):>8}{len(phase['lost']):>6}"
+            f"{phase['rps']:>9.0f}{phase['p50_ms']:>9.1f}{phase['p99_ms']:>9.1f}{phase['cpu_ms']:>19.2f}"
+            f"{len(phase['errors']):>8}{len(phase['lost']):>6}"
         )
     print(
         f"ratios (load / alone): throughput x{load['rps'] / baseline['rps']:.1f}, "

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import chess
 import requests
@@ -157,8 +157,13 @@ class ServerSession:
         self.post(f"/api/invitations/{invitation_id}/finish")
 
 
-class RemoteGame(Game):
-    """The arbiter's game methods for one player of one server game, over HTTP."""
+class RemoteGame:
+    """The public methods of the arbiter's `Game`, for one player of one server game, over HTTP.
+
+    Structurally a `Game` (it has every public method `play_turn` calls), it does not
+    inherit from the `Game` base class, so nothing of `LocalGame`'s implementation is ever
+    required of a game held by a server.
+    """
 
     def __init__(self, session: ServerSession, game_id: int, poll_seconds: float = 0.5) -> None:
         self.session = session
@@ -248,7 +253,7 @@ def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_
     player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
     game.start()
     while not game.is_over():
-        play_turn(game, player, end_turn_last=False)
+        play_turn(cast(Game, game), player, end_turn_last=False)  # play_turn uses only public Game methods
     winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
     player.handle_game_end(winner, reason, history)
     return winner, reason, history

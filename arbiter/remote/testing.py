@@ -63,6 +63,12 @@ class ServerProcess:
                 started.set()
         started.set()
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far; Linux only (reads /proc)."""
+        assert self._process is not None
+        fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def kill(self) -> None:
         """SIGKILL: the server gets no chance to clean up (a crash)."""
         if self._process is not None:
