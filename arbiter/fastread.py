@@ -5,8 +5,7 @@ Why: the arbiter reads the truth board every turn. python-chess's `fen()` visits
 turn would cost more than the rest of the turn. `fen` builds the placement from the
 twelve piece bitboards and compresses empty squares with string replacement;
 `sense_window` reads the nine squares from precomputed square lists. Boards these
-were not written for (Chess960, subclasses, castling rights that are not clean) go to
-python-chess and `rules`. `tests/unit/test_arbiter_fast_readers.py` holds each equal
+were not written for (Chess960, subclasses) go to python-chess and `rules`. `tests/unit/test_arbiter_fast_readers.py` holds each equal
 to its reference.
 """
 
@@ -17,59 +16,69 @@ import chess
 from . import rules
 from .observations import SenseWindow
 
+PositionKey = tuple[int, int, int, int, int, int, int, int, int, bool, int, "int | None", int, int]
+"""Everything a FEN shows, as plain values: pawns, knights, bishops, rooks, queens, kings, white, black,
+promoted, turn, castling rights, en-passant square, half-move clock, full-move number."""
+
 _RUNS = tuple(("1" * length, str(length)) for length in range(8, 1, -1))
-_PIECES = tuple(
-    (piece_type, color, chess.Piece(piece_type, color).symbol()) for color in chess.COLORS for piece_type in chess.PIECE_TYPES
+_SYMBOLS = (("P", "p"), ("N", "n"), ("B", "b"), ("R", "r"), ("Q", "q"), ("K", "k"))
+_CORNERS = (  # (colour slot in the key, king home, ((rook corner, letter), ...)) in python-chess's order
+    (6, chess.BB_E1, ((chess.BB_H1, "K"), (chess.BB_A1, "Q"))),
+    (7, chess.BB_E8, ((chess.BB_H8, "k"), (chess.BB_A8, "q"))),
 )
-_CORNERS = {  # colour -> (king home, ((rook corner, letter), ...)) in python-chess's order (h side first)
-    chess.WHITE: (chess.E1, ((chess.H1, "K"), (chess.A1, "Q"))),
-    chess.BLACK: (chess.E8, ((chess.H8, "k"), (chess.A8, "q"))),
-}
 
 
-def _castling(board: chess.Board) -> str:
-    letters = []
-    for color in (chess.WHITE, chess.BLACK):
-        home, corners = _CORNERS[color]
-        own = board.occupied_co[color]
-        if not own & board.kings & ~board.promoted & chess.BB_SQUARES[home]:
-            continue
-        for corner, letter in corners:
-            if board.castling_rights & board.rooks & own & chess.BB_SQUARES[corner]:
-                letters.append(letter)
-    return "".join(letters) or "-"
+def position_key(board: chess.Board) -> PositionKey:
+    """A cheap, comparable snapshot of `board` (about a tenth of the cost of `board.copy()`)."""
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.promoted, board.turn,
+        board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number,
+    )  # fmt: skip
+
+
+def fen_of_key(key: PositionKey) -> str:
+    """The FEN (``en_passant="fen"``) of a standard board's `position_key`.
+
+    Castling letters follow the clean castling rights, as python-chess prints them for a
+    board without a move stack (and for any board whose rights are clean, which a game
+    from a legal start keeps).
+    """
+    white, black = key[6], key[7]
+    cells = ["1"] * 64
+    for pieces, (white_symbol, black_symbol) in zip(key[:6], _SYMBOLS):
+        for bb, symbol in ((pieces & white, white_symbol), (pieces & black, black_symbol)):
+            while bb:
+                lowest = bb & -bb
+                cells[lowest.bit_length() - 1] = symbol
+                bb ^= lowest
+    placement = "/".join(["".join(cells[start : start + 8]) for start in range(56, -8, -8)])
+    for run, digit in _RUNS:
+        placement = placement.replace(run, digit)
+    kings, rooks, promoted, rights = key[5], key[3], key[8], key[10]
+    castling = ""
+    for slot, home, corners in _CORNERS:
+        own = key[slot]
+        if own & kings & ~promoted & home:
+            for corner, letter in corners:
+                if rights & rooks & own & corner:
+                    castling += letter
+    ep_square = key[11]
+    return (
+        f"{placement} {'w' if key[9] else 'b'} {castling or '-'} "
+        f"{chess.SQUARE_NAMES[ep_square] if ep_square is not None else '-'} {key[12]} {key[13]}"
+    )
 
 
 def fen(board: chess.Board) -> str:
-    """``board.fen(en_passant="fen")``, faster.
+    """``board.fen(en_passant="fen")``, faster (see `fen_of_key` for castling).
 
     >>> fen(chess.Board()) == chess.Board().fen(en_passant="fen")
     True
     """
-    if type(board) is not chess.Board or board.chess960 or board.castling_rights & ~board.clean_castling_rights():
+    if type(board) is not chess.Board or board.chess960:
         return board.fen(en_passant="fen")
-    cells = ["1"] * 64
-    occupied_co = board.occupied_co
-    for piece_type, color, symbol in _PIECES:
-        bb = board.pieces_mask(piece_type, color)
-        while bb:
-            lowest = bb & -bb
-            cells[lowest.bit_length() - 1] = symbol
-            bb ^= lowest
-    placement = "/".join("".join(cells[start : start + 8]) for start in range(56, -8, -8))
-    for run, digit in _RUNS:
-        placement = placement.replace(run, digit)
-    ep_square = board.ep_square
-    return " ".join(
-        (
-            placement,
-            "w" if board.turn else "b",
-            _castling(board),
-            chess.SQUARE_NAMES[ep_square] if ep_square is not None else "-",
-            str(board.halfmove_clock),
-            str(board.fullmove_number),
-        )
-    )
+    return fen_of_key(position_key(board))
 
 
 def _window_squares(center: int) -> tuple[int, ...]:

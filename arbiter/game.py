@@ -23,7 +23,8 @@ What differs, none of it visible to a reconchess caller:
 - The move actions are computed once per position and cached (reconchess recomputes
   them up to three times a turn); callers get a fresh list each time, so a bot may
   mutate what it is handed.
-- Truth positions are recorded as board snapshots and turned into FEN lazily.
+- Truth positions are recorded as snapshots and turned into FEN lazily; the position
+  after a move is shared with the position before the next.
 - `resign(color)` may name who resigns (the play loop needs to resign a bot outside
   its turn, e.g. one that crashed in `handle_game_start`); without it, the player to
   move resigns, as in reconchess.
@@ -79,6 +80,26 @@ class Game(ABC):
         """Start the game and White's clock."""
 
     @abstractmethod
+    def _truth_snapshot(self, reuse_last: bool) -> TruthFen:
+        """The truth position now, FEN deferred.
+
+        Rules that offer ``snapshot(board)``/``snapshot_fen(snapshot)`` get cheap
+        comparable snapshots, and the position after one move is shared with the
+        position before the next (unless the board was changed in between); other
+        rules get a board copy and their `fen`.
+        """
+        rules = self.rules
+        take_snapshot = getattr(rules, "snapshot", None)
+        if take_snapshot is None:
+            return TruthFen(snapshot=rules.copy(self.board), to_fen=rules.fen)
+        snapshot = take_snapshot(self.board)
+        last = self._last_snapshot
+        if reuse_last and last is not None and last[0] == snapshot:
+            return last[1]
+        truth = TruthFen(snapshot=snapshot, to_fen=getattr(rules, "snapshot_fen"))
+        self._last_snapshot = (snapshot, truth)
+        return truth
+
     def _is_move_action(self, move: chess.Move) -> bool:
         """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
         actions = self._current_move_actions()
@@ -162,6 +183,7 @@ class LocalGame(Game, Generic[BoardT]):
         self._sense_actions: list[Square] = rules.sense_actions(self.board)
         self._move_actions: Optional[list[chess.Move]] = None  # for the current position; None = not computed yet
         self._move_action_ids: Optional[set[int]] = None  # ids of those moves: most requests are one of them
+        self._last_snapshot: Optional[tuple[Any, TruthFen]] = None  # the position after the last move
 
     # ------------------------------------------------------------------ set-up and clocks
 
@@ -224,6 +246,26 @@ class LocalGame(Game, Generic[BoardT]):
             self._move_actions = self.rules.move_actions(self.board)
         return self._move_actions
 
+    def _truth_snapshot(self, reuse_last: bool) -> TruthFen:
+        """The truth position now, FEN deferred.
+
+        Rules that offer ``snapshot(board)``/``snapshot_fen(snapshot)`` get cheap
+        comparable snapshots, and the position after one move is shared with the
+        position before the next (unless the board was changed in between); other
+        rules get a board copy and their `fen`.
+        """
+        rules = self.rules
+        take_snapshot = getattr(rules, "snapshot", None)
+        if take_snapshot is None:
+            return TruthFen(snapshot=rules.copy(self.board), to_fen=rules.fen)
+        snapshot = take_snapshot(self.board)
+        last = self._last_snapshot
+        if reuse_last and last is not None and last[0] == snapshot:
+            return last[1]
+        truth = TruthFen(snapshot=snapshot, to_fen=getattr(rules, "snapshot_fen"))
+        self._last_snapshot = (snapshot, truth)
+        return truth
+
     def _is_move_action(self, move: chess.Move) -> bool:
         """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
         actions = self._current_move_actions()
@@ -264,10 +306,10 @@ class LocalGame(Game, Generic[BoardT]):
                 raise IllegalActionError(f"Requested move {requested_move} was not in move_actions()")
             taken_move = rules.revise(board, move)
             capture_square = rules.capture_square(board, taken_move)
-        before = TruthFen(board=rules.copy(board), to_fen=rules.fen)
+        before = self._truth_snapshot(reuse_last=True)
         rules.push(board, taken_move)
         self._move_actions = self._move_action_ids = None
-        after = TruthFen(board=rules.copy(board), to_fen=rules.fen)
+        after = self._truth_snapshot(reuse_last=False)
         self._history.store_move(self.turn, requested_move, taken_move, capture_square, before, after)
         self.move_results = capture_square
         if self._observer is not None:

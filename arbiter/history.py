@@ -6,9 +6,10 @@ took, holding the sense phase and the move phase it got through. The query API a
 the JSON file are exactly reconchess 1.6.9's (same method names, same answers, same
 bytes on disk), so histories move freely between the two packages.
 
-Truth boards are kept as cheap board snapshots and turned into FEN only when asked
-(a query, `to_json`, `save`): computing two FENs per turn would cost more than the
-whole rest of a turn.
+Truth positions are kept as cheap snapshots (`TruthFen`) and turned into FEN only
+when asked (a query, `to_json`, `save`): computing two FENs per turn would cost more
+than the whole rest of a turn. The phases are named tuples, the cheapest records
+Python builds.
 
 `observations(color)` gives back the event stream a colour received (see
 :mod:`blindchess.arbiter.observations`), derived from the record alone, so it is the
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar, Union
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, Union
 
 import chess
 
@@ -90,37 +91,35 @@ class Turn:
 
 
 class TruthFen:
-    """The truth position at one moment: a FEN string, or a board snapshot whose FEN is computed on first use."""
+    """The truth position at one moment: a FEN string, or a snapshot whose FEN is computed on first use."""
 
-    __slots__ = ("_fen", "_board", "_to_fen")
+    __slots__ = ("_fen", "_snapshot", "_to_fen")
 
-    def __init__(self, fen: Optional[str] = None, board: Any = None, to_fen: Optional[Callable[[Any], str]] = None):
+    def __init__(self, fen: Optional[str] = None, snapshot: Any = None, to_fen: Optional[Callable[[Any], str]] = None):
         self._fen = fen
-        self._board = board
+        self._snapshot = snapshot
         self._to_fen = to_fen
 
     @property
     def fen(self) -> str:
         if self._fen is None:
             assert self._to_fen is not None, "a snapshot always carries its FEN function"
-            self._fen = self._to_fen(self._board)
-            self._board = None
+            self._fen = self._to_fen(self._snapshot)
+            self._snapshot = None
         return self._fen
 
 
 FenSource = Union[str, TruthFen]
 
 
-@dataclass(frozen=True, slots=True)
-class SensePhase:
+class SensePhase(NamedTuple):
     """What a turn's sense phase recorded: the square asked for (None for no sense) and the window seen."""
 
     square: Optional[Square]
     result: SenseResultList
 
 
-@dataclass(frozen=True, slots=True)
-class MovePhase:
+class MovePhase(NamedTuple):
     """What a turn's move phase recorded, with the truth position before and after the move."""
 
     requested_move: Optional[chess.Move]

@@ -82,6 +82,13 @@ class StandardRules:
     def fen(self, board: chess.Board) -> str:
         return fastread.fen(board)  # equal to board.fen(en_passant="fen"), faster
 
+    def snapshot(self, board: chess.Board) -> fastread.PositionKey:
+        """Optional capability used by the game flow: a cheap comparable record of the position."""
+        return fastread.position_key(board)
+
+    def snapshot_fen(self, snapshot: fastread.PositionKey) -> str:
+        return fastread.fen_of_key(snapshot)
+
     def copy(self, board: chess.Board) -> chess.Board:
         return board.copy(stack=False)
 
