@@ -243,8 +243,9 @@ def _castles(state: SimulState, color: Color) -> list[chess.Move]:
 def submittable_moves(state: SimulState, color: Color) -> list[chess.Move]:
     """Every primary `color` may submit: pseudo-legal, captures only when established, castling per the rules."""
     key = ("moves", color)
-    if key in state.cache:
-        return list(state.cache[key])  # type: ignore[call-overload]
+    cached = state.cache.get(key)
+    if isinstance(cached, tuple):
+        return list(cached)
     board = view(state, color)
     moves = []
     for move in board.generate_pseudo_legal_moves():
@@ -292,8 +293,9 @@ class _BackupContext:
 
 def _backup_context(state: SimulState, color: Color) -> _BackupContext:
     key = ("backup", color)
-    if key in state.cache:
-        return state.cache[key]  # type: ignore[return-value]
+    cached = state.cache.get(key)
+    if isinstance(cached, _BackupContext):
+        return cached
     contested: set[Square] = set()
     for move in submittable_moves(state, not color):
         contested |= _destinations(move) if _castle_move(state, move) else {move.to_square}
@@ -319,10 +321,12 @@ def needs_backup(state: SimulState, color: Color, primary: chess.Move) -> bool:
 def valid_backups(state: SimulState, color: Color, primary: chess.Move) -> list[chess.Move]:
     """The backups allowed with `primary`: safe submittable moves other than it, and the pass."""
     key = ("safe", color)
-    if key not in state.cache:
+    safe = state.cache.get(key)
+    if not isinstance(safe, tuple):
         context = _backup_context(state, color)
-        state.cache[key] = tuple(m for m in submittable_moves(state, color) if not _needs_backup(state, context, m))
-    return [NULL] + [m for m in state.cache[key] if m != primary]  # type: ignore[attr-defined]
+        safe = tuple(m for m in submittable_moves(state, color) if not _needs_backup(state, context, m))
+        state.cache[key] = safe
+    return [NULL] + [m for m in safe if m != primary]
 
 
 def normalize(state: SimulState, move: chess.Move) -> chess.Move:

@@ -78,7 +78,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from .imcs_server import ImcsServer
 
     server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
-    print(f"imcs 2.5 server on {server.server_address[0]}:{server.server_address[1]} (Ctrl-C stops)")
+    host, port = server.server_address[:2]
+    print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

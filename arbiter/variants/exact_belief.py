@@ -173,7 +173,8 @@ class EnumeratedBelief:
     def piece_grid(self) -> np.ndarray:
         if not self._probs:
             return np.zeros((0, 64), dtype=np.uint8)
-        return np.frombuffer(b"".join(self._probs), dtype=np.uint8).reshape(len(self._probs), 64).copy()
+        grid: np.ndarray = np.frombuffer(b"".join(self._probs), dtype=np.uint8).reshape(len(self._probs), 64).copy()
+        return grid
 
     def weights(self) -> np.ndarray:
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
