@@ -72,6 +72,8 @@ class ReconMiniChessBot(Player):
         belief_factory: builds the belief from the rules (the exact enumerated belief by default).
         explore: probability of a uniformly random sense and a uniformly random move action instead
             (0 by default; seeded games use it to visit many different positions).
+        sense_planner: a :class:`blindchess.sensing.base.SensePlanner` to sense with instead of the
+            built-in window-entropy rule (the planners read the belief through the same protocol).
     """
 
     def __init__(
@@ -82,8 +84,11 @@ class ReconMiniChessBot(Player):
         boards: int = 4,
         belief_factory: Callable[[ReconMiniChessRules], EnumeratedBelief] = EnumeratedBelief,
         explore: float = 0.0,
+        sense_planner: Optional[Any] = None,
     ) -> None:
         self.explore = explore
+        self.sense_planner = sense_planner
+        self._opponent_capture: Optional[Square] = None
         self.rules = rules
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.engine = AlphaBetaPlayer(max_depth=depth)
@@ -100,11 +105,18 @@ class ReconMiniChessBot(Player):
         self.engine.reset()
 
     def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
+        self._opponent_capture = capture_square
         self.belief.update(OpponentMoved(capture_square))
 
     def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
         if self.rng.random() < self.explore:
             self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
+            return self._sensed
+        if self.sense_planner is not None:
+            from blindchess.sensing.base import SenseContext
+
+            context = SenseContext(self.color, self._opponent_capture, tuple(move_actions))
+            self._sensed = self.sense_planner.choose_sense(self.belief, list(sense_actions), seconds_left, self.rng, context)
             return self._sensed
         if len(self.belief) == 1:  # nothing to learn: any window will do
             self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]

@@ -86,6 +86,19 @@ def test_truth_is_in_the_belief_after_every_event_over_500_seeded_games() -> Non
     assert len(set(lengths)) > 20  # the seeds really give different games
 
 
+def test_the_sense_planners_work_on_the_5x6_belief_through_the_same_protocol() -> None:
+    from blindchess.sensing.eig import EntropySensePlanner
+    from blindchess.sensing.expected_size import ExpectedSizeSensePlanner
+
+    for seed, planner in enumerate((EntropySensePlanner(), ExpectedSizeSensePlanner())):
+        bots = [
+            ReconMiniChessBot(RECON_MINICHESS, np.random.default_rng([seed, color]), explore=0.2, sense_planner=planner)
+            for color in (0, 1)
+        ]
+        game, checks = play_checked(RECON_MINICHESS, bots[0], bots[1])
+        assert game.is_over() and checks >= 6
+
+
 @pytest.mark.parametrize("rules", [TEACHING_4X4, TEACHING_4X5], ids=lambda r: r.name)
 def test_teaching_boards_run_through_the_same_flow(rules: ReconMiniChessRules) -> None:
     for seed in range(10):
