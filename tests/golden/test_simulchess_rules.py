@@ -160,3 +160,27 @@ def test_king_capture_wins_and_a_pass_is_only_for_a_player_without_moves() -> No
         play(game, sub("pass"), sub("e8d8"))
     play(game, sub("a8e8"), sub("e8d7", "pass"))
     assert game.result is not None and game.result.winner == chess.WHITE and game.result.reason == "king capture"
+
+
+def test_promotion_to_any_piece_defaulting_to_a_queen() -> None:
+    game = SimulGame("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    play(game, sub("b7b8n"), sub("e8e7"))
+    assert fen_after(game) == "1N6/4k3/8/8/8/8/8/4K3"
+    game = SimulGame("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    report = play(game, sub("b7b8"), sub("e8e7"))
+    assert report.played[0] == M("b7b8q") and fen_after(game) == "1Q6/4k3/8/8/8/8/8/4K3"
+
+
+def test_backups_are_validated_when_submitted_so_they_never_need_revalidation() -> None:
+    # Both knights are under established threat (the a1 rook and the h1 rook watch their files).
+    game = SimulGame("4k3/8/8/n6n/8/8/8/R3K2R w - - 0 1")
+    with pytest.raises(IllegalSubmission, match="not a valid backup"):
+        play(game, sub("e1d1"), sub("a5c4", "h5g3"))  # the backup would flee another threatened piece
+    # A contested pawn advance is no valid backup either (it could itself be overridden).
+    game = SimulGame("4k3/8/4p3/8/n7/5N2/8/R3K3 w - - 0 1")  # the f3 knight can reach e5
+    assert needs_backup(game.state, chess.BLACK, M("e6e5"))
+    with pytest.raises(IllegalSubmission, match="not a valid backup"):
+        play(game, sub("a1a4"), sub("a4c3", "e6e5"))
+    report = play(game, sub("a1a4"), sub("a4c3", "pass"))  # the pass is always a valid backup
+    assert report.used_backup == (False, True) and report.played[1] == chess.Move.null()
+    assert report.taken == ((chess.A4, chess.Piece(chess.KNIGHT, chess.BLACK)),)
