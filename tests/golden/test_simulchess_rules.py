@@ -184,3 +184,12 @@ def test_backups_are_validated_when_submitted_so_they_never_need_revalidation() 
     report = play(game, sub("a1a4"), sub("a4c3", "pass"))  # the pass is always a valid backup
     assert report.used_backup == (False, True) and report.played[1] == chess.Move.null()
     assert report.taken == ((chess.A4, chess.Piece(chess.KNIGHT, chess.BLACK)),)
+
+
+def test_an_attacker_that_moved_keeps_a_threat_it_already_had() -> None:
+    game = SimulGame("4k3/8/n7/8/8/8/8/R3K3 w - - 0 1")
+    play(game, sub("a1a2"), sub("e8d8"))  # from a1 the rook already watched a6
+    assert M("a2a6") in submittable_moves(game.state, chess.WHITE)
+    game = SimulGame("4k3/8/n7/8/8/8/8/1R2K3 w - - 0 1")
+    play(game, sub("b1a1"), sub("e8d8"))  # from b1 it did not
+    assert M("a1a6") not in submittable_moves(game.state, chess.WHITE)
