@@ -11,12 +11,14 @@ to its reference.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import chess
 
 from . import rules
 from .observations import SenseWindow
 
-PositionKey = tuple[int, int, int, int, int, int, int, int, int, bool, int, "int | None", int, int]
+PositionKey = tuple[int, int, int, int, int, int, int, int, int, bool, int, Optional[int], int, int]
 """Everything a FEN shows, as plain values: pawns, knights, bishops, rooks, queens, kings, white, black,
 promoted, turn, castling rights, en-passant square, half-move clock, full-move number."""
 
@@ -58,7 +60,7 @@ def fen_of_key(key: PositionKey) -> str:
     kings, rooks, promoted, rights = key[5], key[3], key[8], key[10]
     castling = ""
     for slot, home, corners in _CORNERS:
-        own = key[slot]
+        own = white if slot == 6 else black
         if own & kings & ~promoted & home:
             for corner, letter in corners:
                 if rights & rooks & own & corner:
@@ -104,7 +106,7 @@ def sense_window(board: chess.Board, square: int) -> SenseWindow:
     occupied, white = board.occupied, board.occupied_co[chess.WHITE]
     pawns, knights, bishops, rooks, queens = board.pawns, board.knights, board.bishops, board.rooks, board.queens
     Piece = chess.Piece
-    window = []
+    window: list[tuple[int, Optional[chess.Piece]]] = []
     for seen in _WINDOWS[square]:
         bb = 1 << seen
         if not occupied & bb:

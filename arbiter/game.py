@@ -80,33 +80,6 @@ class Game(ABC):
         """Start the game and White's clock."""
 
     @abstractmethod
-    def _truth_snapshot(self, reuse_last: bool) -> TruthFen:
-        """The truth position now, FEN deferred.
-
-        Rules that offer ``snapshot(board)``/``snapshot_fen(snapshot)`` get cheap
-        comparable snapshots, and the position after one move is shared with the
-        position before the next (unless the board was changed in between); other
-        rules get a board copy and their `fen`.
-        """
-        rules = self.rules
-        take_snapshot = getattr(rules, "snapshot", None)
-        if take_snapshot is None:
-            return TruthFen(snapshot=rules.copy(self.board), to_fen=rules.fen)
-        snapshot = take_snapshot(self.board)
-        last = self._last_snapshot
-        if reuse_last and last is not None and last[0] == snapshot:
-            return last[1]
-        truth = TruthFen(snapshot=snapshot, to_fen=getattr(rules, "snapshot_fen"))
-        self._last_snapshot = (snapshot, truth)
-        return truth
-
-    def _is_move_action(self, move: chess.Move) -> bool:
-        """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
-        actions = self._current_move_actions()
-        if self._move_action_ids is None:
-            self._move_action_ids = {id(action) for action in actions}
-        return id(move) in self._move_action_ids or move in actions
-
     def opponent_move_results(self) -> Optional[Square]:
         """Where the opponent's last move captured, or None."""
 
@@ -182,7 +155,6 @@ class LocalGame(Game, Generic[BoardT]):
         self._resignee: Optional[Color] = None
         self._sense_actions: list[Square] = rules.sense_actions(self.board)
         self._move_actions: Optional[list[chess.Move]] = None  # for the current position; None = not computed yet
-        self._move_action_ids: Optional[set[int]] = None  # ids of those moves: most requests are one of them
         self._last_snapshot: Optional[tuple[Any, TruthFen]] = None  # the position after the last move
 
     # ------------------------------------------------------------------ set-up and clocks
@@ -267,11 +239,10 @@ class LocalGame(Game, Generic[BoardT]):
         return truth
 
     def _is_move_action(self, move: chess.Move) -> bool:
-        """`move in move_actions`, answered by identity first (bots usually return an element of the list)."""
+        """`move in move_actions`, by identity first: bots usually return an element of the list, and
+        comparing ids runs in C where comparing moves calls a Python `__eq__` per element."""
         actions = self._current_move_actions()
-        if self._move_action_ids is None:
-            self._move_action_ids = {id(action) for action in actions}
-        return id(move) in self._move_action_ids or move in actions
+        return id(move) in map(id, actions) or move in actions
 
     def opponent_move_results(self) -> Optional[Square]:
         return self.move_results
@@ -308,7 +279,7 @@ class LocalGame(Game, Generic[BoardT]):
             capture_square = rules.capture_square(board, taken_move)
         before = self._truth_snapshot(reuse_last=True)
         rules.push(board, taken_move)
-        self._move_actions = self._move_action_ids = None
+        self._move_actions = None
         after = self._truth_snapshot(reuse_last=False)
         self._history.store_move(self.turn, requested_move, taken_move, capture_square, before, after)
         self.move_results = capture_square

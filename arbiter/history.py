@@ -327,7 +327,7 @@ class GameHistory:
         """Equal records and results (player names are not compared, as in reconchess)."""
         if not isinstance(other, GameHistory):
             return NotImplemented
-        return self._comparable() == other._comparable()
+        return bool(self._comparable() == other._comparable())
 
     __hash__ = None  # type: ignore[assignment]  # mutable while a game records into it
 

@@ -48,6 +48,11 @@ _CASTLING = {
 }
 
 
+def _targets_low_to_high(attacks: int) -> tuple[tuple[int, int, bool], ...]:
+    """(target, its bitboard, on a back rank) for each square of `attacks`, low to high."""
+    return tuple((target, BB_SQUARES[target], bool(BB_SQUARES[target] & _BACK_RANKS)) for target in _low_to_high(attacks))
+
+
 def _high_to_low(bb: int) -> list[int]:
     squares = []
     while bb:
@@ -64,6 +69,14 @@ def _low_to_high(bb: int) -> list[int]:
         squares.append(lowest.bit_length() - 1)
         bb ^= lowest
     return squares
+
+
+# Per colour and square: the pawn diagonals from that square (precomputed: the loop over them is the hot path).
+_PAWN_DIAGONALS = {
+    color: tuple(_targets_low_to_high(BB_PAWN_ATTACKS[color][square]) for square in chess.SQUARES) for color in chess.COLORS
+}
+_KNIGHT_TARGETS = tuple(tuple((target, BB_SQUARES[target]) for target in _high_to_low(BB_KNIGHT_ATTACKS[s])) for s in chess.SQUARES)
+_KING_TARGETS = tuple(tuple((target, BB_SQUARES[target]) for target in _high_to_low(BB_KING_ATTACKS[s])) for s in chess.SQUARES)
 
 
 def move_actions(board: chess.Board) -> list[chess.Move]:
@@ -88,16 +101,16 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
         origin = pieces.bit_length() - 1
         bb = BB_SQUARES[origin]
         pieces ^= bb
-        if bb & knights:
-            attacks = BB_KNIGHT_ATTACKS[origin]
-        elif bb & kings:
-            attacks = BB_KING_ATTACKS[origin]
-        else:
-            attacks = 0
-            if bb & diagonal_sliders:
-                attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
-            if bb & straight_sliders:
-                attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
+        if bb & (knights | kings):
+            for target, target_bb in (_KNIGHT_TARGETS if bb & knights else _KING_TARGETS)[origin]:
+                if not own & target_bb:
+                    append(Move(origin, target))
+            continue
+        attacks = 0
+        if bb & diagonal_sliders:
+            attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
+        if bb & straight_sliders:
+            attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
         targets = attacks & not_own
         while targets:
             target = targets.bit_length() - 1
@@ -124,12 +137,18 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
         for target in _high_to_low(double):
             append(Move(target + 2 * step, target))
 
-        pawn_attacks = BB_PAWN_ATTACKS[turn]
-        for pawn in _low_to_high(pawns):
-            for target in _low_to_high(pawn_attacks[pawn] & not_own):
+        diagonals = _PAWN_DIAGONALS[turn]
+        while pawns:
+            lowest = pawns & -pawns
+            pawns ^= lowest
+            pawn = lowest.bit_length() - 1
+            for target, target_bb, back_rank in diagonals[pawn]:
+                if own & target_bb:
+                    continue
                 append(Move(pawn, target))
-                if BB_SQUARES[target] & _BACK_RANKS:
-                    actions.extend(Move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
+                if back_rank:
+                    for piece in _DIAGONAL_PROMOTIONS:
+                        append(Move(pawn, target, piece))
     return actions
 
 
