@@ -55,13 +55,17 @@ class CredentialCache:
     def _mac(self, username: str, password: str) -> str:
         return hmac.new(self._key, f"{username}\0{password}".encode(), hashlib.sha256).hexdigest()
 
-    def check(self, username: str, password: str, stored: str) -> bool:
-        """Whether `password` is right for `username` whose stored hash is `stored`."""
-        mac = self._mac(username, password)
+    def check_cached(self, username: str, password: str, stored: str) -> bool:
+        """Whether these credentials were verified before (fast; False means "unknown", not "wrong")."""
         with self._lock:
             known = self._verified.get(username)
-        if known is not None and known[0] == stored and hmac.compare_digest(known[1], mac):
+        return known is not None and known[0] == stored and hmac.compare_digest(known[1], self._mac(username, password))
+
+    def check(self, username: str, password: str, stored: str) -> bool:
+        """Whether `password` is right for `username` whose stored hash is `stored` (slow the first time)."""
+        if self.check_cached(username, password, stored):
             return True
+        mac = self._mac(username, password)
         if not verify_password(password, stored):
             return False
         with self._lock:

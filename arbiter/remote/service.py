@@ -21,6 +21,7 @@ import numpy as np
 from ..game import MoveOutcome
 from ..types import Color, Square, WinReason
 from . import elo
+from .engine import history_json, new_arbiter_game
 from .errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, UsernameTaken
 from .match import GameResult, GameSettings, ServerGame
 from .passwords import CredentialCache, hash_password
@@ -80,14 +81,27 @@ class Service:
         logger.info("registered user %r", username)
         return username
 
-    def authenticate(self, username: Optional[str], password: Optional[str]) -> UserRow:
-        """The user these basic-auth credentials belong to; marks them as seen (connected)."""
+    def authenticate(self, username: Optional[str], password: Optional[str], *, allow_slow: bool = True) -> Optional[UserRow]:
+        """The user these basic-auth credentials belong to; marks them as seen (connected).
+
+        With ``allow_slow=False`` only credentials verified before are accepted, and None
+        means "not known yet, verify with allow_slow=True" (the slow scrypt check must not
+        run on the web server's event loop).
+
+        Raises:
+            NotAuthenticated: no such user, or a wrong password.
+        """
         if not username or password is None:
             raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
         with self._lock:
             user = self.store.user_by_name(username)
-        if user is None or not self._credentials.check(username, password, user.password_hash):
+        if user is None:
             raise NotAuthenticated("wrong username or password")
+        if not self._credentials.check_cached(username, password, user.password_hash):
+            if not allow_slow:
+                return None
+            if not self._credentials.check(username, password, user.password_hash):
+                raise NotAuthenticated("wrong username or password")
         with self._lock:
             self._last_seen[user.id] = self._clock()
         return user
@@ -152,6 +166,8 @@ class Service:
     def accept_invitation(self, user: UserRow, invitation_id: int) -> int:
         with self._lock:
             invitation = self._invitation(user, invitation_id)
+            if invitation["status"] == "cancelled":
+                raise InvalidRequest(f"invitation {invitation_id} was withdrawn (a player left ranked play)")
             if invitation["status"] == "pending":
                 self.store.set_invitation_status(invitation_id, "accepted")
             return int(invitation["game_id"])
@@ -337,8 +353,11 @@ class Service:
             row["full_turn_limit"],
         )
         seconds = {chess.WHITE: float(row["white_seconds"]), chess.BLACK: float(row["black_seconds"])}
-        if row["aborted"]:
-            return ServerGame.finished(game_id, names, ids, settings, seconds, GameResult(None, None, {}))
+        if row["aborted"]:  # withdrawn before anyone accepted: an empty history, no winner
+            empty = new_arbiter_game(names[chess.WHITE], names[chess.BLACK], None, None)
+            empty.end()
+            result = GameResult(None, None, history_json(empty.get_game_history()))
+            return ServerGame.finished(game_id, names, ids, settings, seconds, result)
         if row["over"]:
             reason = None if row["win_reason"] is None else WinReason[row["win_reason"]]
             winner = None if row["winner_color"] is None else bool(row["winner_color"])

@@ -223,10 +223,11 @@ class Store:
         self._write("UPDATE invitations SET status = ? WHERE id = ?", (status, invitation_id))
 
     def cancel_unstarted_ranked_invitations(self, user_id: int) -> list[int]:
-        """Abort the ranked games offered to `user_id` that nobody has started; returns their ids."""
+        """Abort the ranked games offered to `user_id` that neither player has accepted; returns their ids."""
         rows = self._all(
             "SELECT g.id FROM invitations i JOIN games g ON g.id = i.game_id WHERE i.recipient_id = ? "
-            "AND i.status = 'pending' AND g.ranked = 1 AND g.over = 0 AND g.white_ready = 0 AND g.black_ready = 0",
+            "AND i.status = 'pending' AND g.ranked = 1 AND g.over = 0 AND g.white_ready = 0 AND g.black_ready = 0 "
+            "AND NOT EXISTS (SELECT 1 FROM invitations j WHERE j.game_id = g.id AND j.status != 'pending')",
             (user_id,),
         )
         game_ids = [int(row["id"]) for row in rows]

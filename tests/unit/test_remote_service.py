@@ -218,3 +218,29 @@ def test_finished_games_leave_memory_and_are_answered_from_the_database(tmp_path
     after = service.game_for(white, game_id)[0].result
     assert after == before and after is not None and after.win_reason == WinReason.RESIGN
     assert after.history["requested_moves"]["true"] == [{"type": "Move", "value": "g1f3"}]
+
+
+def test_leaving_ranked_play_withdraws_only_games_nobody_accepted(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path, seed=5)
+    users = {}
+    for name in ("a", "b"):
+        service.register(name, "pw")
+        users[name] = user = service.authenticate(name, "pw")
+        service.new_version(user)
+        service.set_max_games(user, 2)
+        service.set_ranked(user, True)
+    first, second = service.tick()
+    accepted = next(i for i in service.invitations(users["b"]) if service.store.invitation(i)["game_id"] == first)
+    service.accept_invitation(users["b"], accepted)
+    service.set_ranked(users["a"], False)
+    statuses = {game_id: [row["status"] for row in service.store.invitations_of_game(game_id)] for game_id in (first, second)}
+    assert statuses[first].count("cancelled") == 0  # b accepted it: it will be played
+    assert statuses[second] == ["cancelled", "cancelled"]
+    [still_offered] = service.store.pending_invitation_ids(users["a"].id)
+    assert service.store.invitation(still_offered)["game_id"] == first
+    cancelled_id = next(row["id"] for row in service.store.invitations_of_game(second) if row["recipient_id"] == users["b"].id)
+    with pytest.raises(InvalidRequest, match="withdrawn"):
+        service.accept_invitation(users["b"], cancelled_id)
+    game, _ = service.game_for(users["a"], second)
+    assert game.over and game.result is not None and game.result.history["type"] == "GameHistory"
+    assert game.result.winner_color is None and game.result.win_reason is None
