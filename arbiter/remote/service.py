@@ -356,7 +356,9 @@ class Service:
         if row["aborted"]:  # withdrawn before anyone accepted: an empty history, no winner
             empty = new_arbiter_game(names[chess.WHITE], names[chess.BLACK], None, None)
             empty.end()
-            result = GameResult(None, None, history_json(empty.get_game_history()))
+            history = empty.get_game_history()
+            assert history is not None  # end() makes the game over
+            result = GameResult(None, None, history_json(history))
             return ServerGame.finished(game_id, names, ids, settings, seconds, result)
         if row["over"]:
             reason = None if row["win_reason"] is None else WinReason[row["win_reason"]]
