@@ -1,18 +1,20 @@
 """The flagship bot: `load_player('blindchess.bots.flagship')` always gives the strongest preset.
 
-Today that is the exhaustive board set (capped), sensing by expected information gain, and
-the Stockfish selector (expected value blended with the worst case, king captures taken
-when likely, own-king exposure scored as a loss).
+Today that is the exhaustive board set (capped), sensing by expected value of information
+blended with information gain (`ValueOfInformationSenseBot`: it looks where the answer would
+change the move, above all at threats to its own king, and otherwise where it learns most),
+and the Stockfish selector (expected value blended with the worst case, king captures taken
+when likely, own-king exposure penalised on a large sample).
 """
 
 from __future__ import annotations
 
 from blindchess.arbiter import Player
 
-from .presets import EntropySenseBot
+from .presets import ValueOfInformationSenseBot
 
 
-class FlagshipBot(EntropySenseBot):
+class FlagshipBot(ValueOfInformationSenseBot):
     """The strongest `BeliefBot` preset (see the module docstring)."""
 
 

@@ -35,7 +35,7 @@ import chess.engine
 import numpy as np
 
 from blindchess.beliefs.base import Belief
-from blindchess.sensing.evoi import proxy_move_value
+from blindchess.sensing.evoi import KING_VALUE, proxy_move_value
 
 from .engine import Engine, EnginePool
 from .move_selection import MoveContext, RequestOutcome, outcome_of_request, weighted_unique_boards
@@ -63,6 +63,10 @@ class StockfishMoveSelector:
         candidates: the most candidate moves scored on every board.
         worst_case_weight: ``lam`` above: 0 is pure expectation, 1 pure worst case.
         king_capture_threshold: take a king capture at least this likely without further thought.
+        safety_boards: boards sampled for the cheap own-king exposure check (many more than
+            are scored by Stockfish, so that a rare but deadly threat is still seen).
+        exposure_penalty: subtracted from a move's score per unit probability that it leaves
+            our king capturable on the safety sample.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
         panic_seconds: below this clock the engine is skipped.
@@ -75,6 +79,8 @@ class StockfishMoveSelector:
         candidates: int = 8,
         worst_case_weight: float = 0.3,
         king_capture_threshold: float = 0.5,
+        safety_boards: int = 160,
+        exposure_penalty: float = 2.0,
         engines: int = 1,
         moves_to_go: int = 30,
         panic_seconds: float = 6.0,
@@ -88,6 +94,8 @@ class StockfishMoveSelector:
         self.candidates = candidates
         self.worst_case_weight = worst_case_weight
         self.king_capture_threshold = king_capture_threshold
+        self.safety_boards = safety_boards
+        self.exposure_penalty = exposure_penalty
         self.moves_to_go = moves_to_go
         self.panic_seconds = panic_seconds
         self.pool = EnginePool(engines, options=engine_options or {"Threads": 1, "Hash": 16}, cache_size=4096)
@@ -126,6 +134,8 @@ class StockfishMoveSelector:
         proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
         if panic:
             return _pick(move_actions, proxy_score, rng)
+        exposure = self._exposure(belief, move_actions, rng, color)
+        proxy_score = proxy_score - KING_VALUE * exposure
 
         remaining = budget - (time.monotonic() - started)
         candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3)
@@ -137,11 +147,28 @@ class StockfishMoveSelector:
         for j in candidates:
             column = np.array([values[(i, j)] for i in range(len(boards))])
             scores[j] = (1 - self.worst_case_weight) * float(weights @ column) + self.worst_case_weight * float(column.min())
+            scores[j] -= self.exposure_penalty * exposure[j]
         logger.debug(
             "chose among %d candidates on %d boards in %.2f s (budget %.2f s)",
             len(candidates), len(boards), time.monotonic() - started, budget,
         )
         return _pick(move_actions, scores, rng)
+
+    def _exposure(
+        self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: chess.Color
+    ) -> np.ndarray:
+        """Per move, the probability (on `safety_boards` boards) that our king is capturable after it."""
+        boards, weights = weighted_unique_boards(belief, self.safety_boards, rng, color)
+        exposed = np.zeros(len(move_actions))
+        for board, weight in zip(boards, weights):
+            king = board.king(color)
+            if king is None:
+                continue
+            for j, move in enumerate(move_actions):
+                outcome = outcome_of_request(board, move)
+                if outcome.exposes_king(color) and not outcome.captures_king:
+                    exposed[j] += weight
+        return exposed
 
     def _candidates(
         self, boards: list[chess.Board], move_actions: list[chess.Move], proxy_score: np.ndarray, seconds: float

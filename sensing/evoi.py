@@ -7,8 +7,9 @@ outcome ``o_c(b)`` of sensing at ``c``::
 
 the expected gain in the value of the move we will choose, from knowing the outcome before
 choosing. It is never negative, and it is zero where no outcome changes the best move, so
-ties are common; the score adds a small multiple of the information gain on the same sample
-(`tie_break_weight` per bit), which prefers learning something over learning nothing.
+ties are common; the score adds `information_weight` pawns per bit of information gain
+(computed on the whole belief, as `EntropySensePlanner` does), which prefers learning
+something over learning nothing and balances the two aims.
 
 The move values are a cheap proxy, not Stockfish (the planner runs over every centre and
 many boards within the sense phase): what the requested move really does on each board under
@@ -31,7 +32,7 @@ from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 
 from .base import SenseContext
-from .support import board_grid, fallback_sense, pick_best
+from .support import DEFAULT_MAX_BOARDS, belief_grid, board_grid, fallback_sense, pick_best
 from .windows import WindowOutcomes, undominated
 
 PIECE_VALUES = {chess.PAWN: 1.0, chess.KNIGHT: 3.0, chess.BISHOP: 3.0, chess.ROOK: 5.0, chess.QUEEN: 9.0, chess.KING: 0.0}
@@ -92,16 +93,18 @@ class ValueOfInformationSensePlanner:
 
     Args:
         boards: how many boards to draw from the belief (the proxy is per board and move).
-        tie_break_weight: pawns of value per bit of information gain added to the score.
+        information_weight: pawns of value per bit of information gain added to the score.
+        max_boards: the information gain reads at most this many boards (subsampled by weight).
     """
 
     name = "evoi"
 
-    def __init__(self, boards: int = 48, tie_break_weight: float = 0.05) -> None:
+    def __init__(self, boards: int = 48, information_weight: float = 0.5, max_boards: int = DEFAULT_MAX_BOARDS) -> None:
         if boards < 1:
             raise ValueError(f"boards must be >= 1, got {boards!r}")
         self.boards = boards
-        self.tie_break_weight = tie_break_weight
+        self.information_weight = information_weight
+        self.max_boards = max_boards
 
     def choose_sense(
         self,
@@ -117,13 +120,14 @@ class ValueOfInformationSensePlanner:
             return fallback_sense(sense_actions, rng)
         weights = np.full(len(boards), 1.0 / len(boards))
         outcomes = WindowOutcomes(board_grid(boards), centres)
-        gains = outcomes.entropies(weights)
+        grid, grid_weights = belief_grid(belief, rng, self.max_boards)
+        gains = WindowOutcomes(grid, centres).entropies(grid_weights)
         moves: list[Optional[chess.Move]] = [None, *context.move_actions]
         values = move_value_matrix(boards, moves, context.color)
         scores = np.array([
             (0.0 if item is None else value_of_information(item[0], item[1], weights, values))
             for item in outcomes.labels
-        ]) + self.tie_break_weight * gains
+        ]) + self.information_weight * gains
         if scores.max() <= 0:
             return fallback_sense(sense_actions, rng)
         return pick_best(centres, scores, rng)

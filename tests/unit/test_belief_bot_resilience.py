@@ -1,0 +1,92 @@
+"""The flagship survives a killed Stockfish and never loses on time (issue 4, acceptance 4).
+
+Real parts only: the real Stockfish processes are killed with SIGKILL from outside the
+engine wrapper (found as this process's children in /proc), and the games run on the real
+arbiter with real clocks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Optional
+
+import chess
+import pytest
+
+from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.random_bot import RandomBot
+
+pytestmark = pytest.mark.slow
+
+
+def stockfish_children() -> list[int]:
+    """Process ids of the Stockfish processes this test process started."""
+    me = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            comm = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        parent = stat.rsplit(")", 1)[1].split()[1]
+        if parent == me and "stockfish" in comm:
+            found.append(int(entry.name))
+    return found
+
+
+class StockfishKillingFlagship(FlagshipBot):
+    """The flagship, except that before some of its moves every Stockfish it runs is SIGKILLed."""
+
+    def __init__(self, rng: int, kill_before_turns: tuple[int, ...]) -> None:
+        super().__init__(rng=rng)
+        self.kill_before_turns = kill_before_turns
+        self.turn = 0
+        self.killed: list[int] = []
+        self.pids_after_kill: set[int] = set()
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        self.turn += 1
+        if self.turn in self.kill_before_turns:
+            for pid in stockfish_children():
+                os.kill(pid, signal.SIGKILL)
+                self.killed.append(pid)
+        move = super().choose_move(move_actions, seconds_left)
+        if self.killed:
+            self.pids_after_kill.update(stockfish_children())
+        return move
+
+
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
+def test_a_killed_stockfish_does_not_lose_the_game(color: chess.Color) -> None:
+    bot = StockfishKillingFlagship(rng=11, kill_before_turns=(2, 5))
+    opponent = RandomBot(rng=12)
+    players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    game = LocalGame(seconds_per_player=30, seconds_increment=0, full_turn_limit=10)
+    winner, reason, history = play_local_game(*players, game=game)
+    assert bot.killed, "the game ended before Stockfish could be killed"
+    assert bot.pids_after_kill - set(bot.killed), "no new Stockfish process was started after the kill"
+    assert [fault for fault in history.faults if fault.color == color] == []
+    assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
+    assert winner in (color, None)
+
+
+def test_thirty_seconds_no_increment_never_loses_on_time() -> None:
+    """10 games at 30 s + 0 s against random, cut at 20 full turns (a draw by turn limit)."""
+    reasons = []
+    for index in range(10):
+        color = chess.WHITE if index % 2 == 0 else chess.BLACK
+        bot, opponent = FlagshipBot(rng=100 + index), RandomBot(rng=200 + index)
+        players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+        game = LocalGame(seconds_per_player=30, seconds_increment=0, full_turn_limit=20)
+        winner, reason, history = play_local_game(*players, game=game)
+        reasons.append(reason)
+        assert not (reason == WinReason.TIMEOUT and winner != color), f"game {index}: lost on time"
+        assert [fault for fault in history.faults if fault.color == color] == [], f"game {index}: {history.faults}"
+        assert game.seconds_left_by_color[color] > 0
+    assert WinReason.TIMEOUT not in reasons
