@@ -1,0 +1,62 @@
+"""The Stockfish move selector on real one-board beliefs: RBC outcomes, king captures, king safety."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+import pytest
+
+from blindchess.arbiter import rules
+from blindchess.arbiter.observations import GameStarted
+from blindchess.beliefs.board_set import BoardSet
+from blindchess.bots.move_selection import MoveContext, outcome_of_request
+from blindchess.bots.stockfish_selector import StockfishMoveSelector
+
+
+def known_position(fen: str) -> BoardSet:
+    """A belief that knows the whole position (it starts there)."""
+    belief = BoardSet()
+    board = chess.Board(fen)
+    belief.update(GameStarted(board.turn, fen))
+    return belief
+
+
+@pytest.fixture(scope="module")
+def selector() -> StockfishMoveSelector:
+    chosen = StockfishMoveSelector(boards=4, candidates=4)
+    yield chosen
+    chosen.close()
+
+
+def test_a_blocked_slide_stops_on_the_blocker_and_captures_it() -> None:
+    board = chess.Board("4k3/8/8/8/n7/8/8/R3K3 w - - 0 1")
+    outcome = outcome_of_request(board, chess.Move.from_uci("a1a8"))
+    assert outcome.taken == chess.Move.from_uci("a1a4")
+    assert outcome.captured == chess.Piece(chess.KNIGHT, chess.BLACK)
+    refused = outcome_of_request(chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1"), chess.Move.from_uci("e1c1"))
+    assert refused.taken is None and refused.after.board_fen() == "4k3/8/8/8/8/8/8/R2NK3"
+
+
+def test_takes_a_certain_king_capture(selector: StockfishMoveSelector) -> None:
+    fen = "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"
+    actions = rules.move_actions(chess.Board(fen))
+    move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(0), MoveContext(chess.WHITE, 5.0))
+    assert move == chess.Move.from_uci("e1e8")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_does_not_leave_its_king_capturable(selector: StockfishMoveSelector, seed: int) -> None:
+    # Black's rook on a2 sweeps the second rank: the king on g1 is safe, but Kf2, Kg2 and Kh2 walk into it.
+    fen = "6k1/8/8/8/8/8/r7/6K1 w - - 0 1"
+    board = chess.Board(fen)
+    actions = rules.move_actions(board)
+    move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(seed), MoveContext(chess.WHITE, 5.0))
+    assert move in actions
+    assert not outcome_of_request(board, move).exposes_king(chess.WHITE)
+
+
+def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: StockfishMoveSelector) -> None:
+    fen = chess.STARTING_FEN
+    actions = rules.move_actions(chess.Board(fen))
+    move = selector.choose_move(known_position(fen), actions, 0.5, np.random.default_rng(1), MoveContext(chess.WHITE, 0.0))
+    assert move in actions
