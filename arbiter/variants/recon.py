@@ -53,6 +53,8 @@ class ReconMiniChessRules:
         self.game = game
         self.geometry = game.geometry
         self.name = f"recon-{game.name}"
+        self.full_turn_limit = game.moves_per_side
+        """The game's move limit as the flow's full-turn limit: ``LocalGame(full_turn_limit=rules.full_turn_limit)``."""
 
     def __repr__(self) -> str:
         return f"ReconMiniChessRules({self.game.name!r})"

@@ -20,7 +20,7 @@ from blindchess.arbiter.variants.teaching import TEACHING_4X4, TEACHING_4X5
 from blindchess.bots.minichess_recon_bot import ReconMiniChessBot
 
 SEEDED_GAMES = 500
-MOVE_LIMIT = 40
+MOVE_LIMIT = RECON_MINICHESS.full_turn_limit
 """Mini-Chess's 40 moves a side become the flow's full-turn limit."""
 
 
@@ -48,6 +48,10 @@ def play_checked(rules: ReconMiniChessRules, white: ReconMiniChessBot, black: Re
         game.end_turn()
     game.end()
     return game, checks
+
+
+def test_the_move_limit_is_forty_full_turns() -> None:
+    assert MOVE_LIMIT == 40 == RECON_MINICHESS_IMCS.full_turn_limit
 
 
 def test_a_full_game_between_two_belief_bots_on_5x6() -> None:
