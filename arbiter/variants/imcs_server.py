@@ -3,9 +3,9 @@
 Speaks the protocol of :mod:`~blindchess.arbiter.variants.imcs_protocol` (read it for the wire format
 and its sources). Commands: ``help``, ``quit``, ``me``, ``register``, ``password``, ``list``,
 ``ratings``, ``offer [W|B|?] [my-seconds [opponent-seconds]]``, ``accept <id> [W|B]``, ``clean``.
-Games follow the IMCS rules (`IMCS`). Users live in memory, or in a JSON file when `users_path`
-is given (written on every change). Ratings are not computed: every player shows the IMCS base
-rating 1500 (a deliberate simplification).
+Games follow the IMCS rules (`IMCS`). Users and ratings live in memory, or in a JSON file when
+`users_path` is given (written on every change). Ratings are plain Elo (start 1500, K = 32),
+updated after every game; IMCS's own rating formula is not reproduced (a deliberate simplification).
 
 Threads: one per connection (`socketserver.ThreadingTCPServer`). An offering connection
 waits until its offer is accepted; the accepting connection then runs the game with both
@@ -34,6 +34,7 @@ from .minichess import IMCS, MiniChessRules
 logger = logging.getLogger(__name__)
 
 BASE_RATING = 1500
+ELO_K = 32
 DEFAULT_SECONDS = 300.0
 FIRST_MOVE_LIMIT = 60.0
 """Seconds a player may take over their first move, which does not use their clock (as in IMCS)."""
@@ -129,7 +130,9 @@ class ImcsServer(socketserver.ThreadingTCPServer):
         self.rules = rules
         self.clock = clock
         self.users_path = users_path
-        self.users: dict[str, str] = json.loads(users_path.read_text()) if users_path and users_path.exists() else {}
+        stored = json.loads(users_path.read_text()) if users_path and users_path.exists() else {}
+        self.users: dict[str, str] = {name: entry["password"] for name, entry in stored.items()}
+        self.ratings: dict[str, float] = {name: float(entry["rating"]) for name, entry in stored.items()}
         self.offers: dict[int, _Offer] = {}
         self.next_game_id = 1
         self.state_lock = threading.Lock()
@@ -144,7 +147,8 @@ class ImcsServer(socketserver.ThreadingTCPServer):
     def _save_users(self) -> None:
         if self.users_path is not None:
             tmp = self.users_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.users, indent=1, sort_keys=True))
+            stored = {name: {"password": password, "rating": self.ratings[name]} for name, password in self.users.items()}
+            tmp.write_text(json.dumps(stored, indent=1, sort_keys=True))
             tmp.replace(self.users_path)
 
     # -- commands ---------------------------------------------------------------
@@ -209,6 +213,7 @@ class ImcsServer(socketserver.ThreadingTCPServer):
                 session.send("402 username already exists: please use password command to change")
                 return False
             self.users[name] = password
+            self.ratings[name] = float(BASE_RATING)
             self._save_users()
         session.name = name
         session.send(f"202 hello new user {name}")
@@ -231,14 +236,17 @@ class ImcsServer(socketserver.ThreadingTCPServer):
             offers = sorted(self.offers.values(), key=lambda o: o.game_id)
         lines = [f"211 {len(offers)} available games"]
         for o in offers:
-            lines.append(f" {o.game_id} {o.name} {o.color} {offer_clock(o.seconds[0])} {offer_clock(o.seconds[1])} {BASE_RATING} [offer]")
+            rating = round(self.ratings.get(o.name, BASE_RATING))
+            lines.append(f" {o.game_id} {o.name} {o.color} {offer_clock(o.seconds[0])} {offer_clock(o.seconds[1])} {rating} [offer]")
         session.send(*lines, ".")
         return False
 
     def cmd_ratings(self, session: _Session, args: list[str]) -> bool:
         with self.state_lock:
-            names = sorted(self.users)[:10]
-        session.send("212 ratings", *(f" {name} {BASE_RATING}" for name in names), ".")
+            ranked = sorted(self.ratings, key=lambda name: (-self.ratings[name], name))
+            shown = ranked[:10] + ([session.name] if session.name in ranked[10:] else [])
+            lines = [f" {name} {round(self.ratings[name])}" for name in shown]
+        session.send("212 ratings", *lines, ".")
         return False
 
     def cmd_clean(self, session: _Session, args: list[str]) -> bool:
@@ -367,6 +375,7 @@ class ImcsServer(socketserver.ThreadingTCPServer):
             rules.push(position, legal[(move.from_square, move.to_square)])
             _send_quietly(other, f"! {move_text(move)}")
         code = "230" if result == "draw" else "231" if result.startswith("W") else "232"
+        self._rate(players[chess.WHITE].name, players[chess.BLACK].name, {"230": 0.5, "231": 1.0, "232": 0.0}[code])
         for session in (players[chess.WHITE], players[chess.BLACK]):
             _send_quietly(session, f"= {result}", f"{code} {result}")
         logger.info("imcs game over: %s", result)
@@ -376,6 +385,25 @@ class ImcsServer(socketserver.ThreadingTCPServer):
             except OSError:
                 pass
             session.sock.close()
+
+
+    def _rate(self, white: Optional[str], black: Optional[str], white_score: float) -> None:
+        if white is None or black is None or white == black:
+            return
+        with self.state_lock:
+            self.ratings[white], self.ratings[black] = elo_update(self.ratings[white], self.ratings[black], white_score)
+            self._save_users()
+
+
+def elo_update(rating: float, other: float, score: float, k: float = ELO_K) -> tuple[float, float]:
+    """Both Elo ratings after a game that gave the first player `score` (1 win, 0.5 draw, 0 loss).
+
+    >>> elo_update(1500, 1500, 1.0)
+    (1516.0, 1484.0)
+    """
+    expected = 1 / (1 + 10 ** ((other - rating) / 400))
+    change = k * (score - expected)
+    return rating + change, other - change
 
 
 def _sanitized(text: str) -> str:

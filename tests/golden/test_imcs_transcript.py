@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,6 +135,8 @@ def test_short_game_with_illegal_and_malformed_moves_ends_231(server: tuple[Imcs
     assert alice.read(2) == ["= W wins", "231 W wins"]
     assert bob.read(3) == ["! c3-b5", "= W wins", "231 W wins"]
     assert alice.reader.readline() == "" and bob.reader.readline() == ""  # both connections are closed
+    carol = login(server[0].server_address[1], "carol")
+    assert carol.ask("ratings", 5) == ["212 ratings", " alice 1516", " carol 1500", " bob 1484", "."]
 
 
 def test_resignation_ends_232(server: tuple[ImcsServer, FakeClock]) -> None:
@@ -183,8 +187,9 @@ def test_offer_with_either_colour_and_accept_asking_for_white(server: tuple[Imcs
     assert alice.read() == ["106 B 1:00 2:00 game starts"]
 
 
-def test_client_against_client_plays_a_full_game_over_loopback() -> None:
-    srv = ImcsServer(("127.0.0.1", 0))
+def test_client_against_client_plays_a_full_game_over_loopback(tmp_path: Path) -> None:
+    users = tmp_path / "users.json"
+    srv = ImcsServer(("127.0.0.1", 0), users_path=users)
     srv.start_in_thread()
     port = srv.server_address[1]
     results = {}
@@ -206,6 +211,11 @@ def test_client_against_client_plays_a_full_game_over_loopback() -> None:
     assert white.code == black.code and white.text == black.text
     assert white.winner is True  # the alpha-beta engine beats the greedy player
     assert white.moves_sent in (black.moves_sent, black.moves_sent + 1)
+    stored = json.loads(users.read_text())  # the user file keeps passwords and updated ratings
+    assert stored["engine"] == {"password": "pw", "rating": 1516.0} and stored["greedy"]["rating"] == 1484.0
+    reloaded = ImcsServer(("127.0.0.1", 0), users_path=users)
+    assert reloaded.ratings == {"engine": 1516.0, "greedy": 1484.0}
+    reloaded.server_close()
 
 
 def test_cli_imcs_command_plays_against_a_raw_client(capsys: pytest.CaptureFixture[str]) -> None:
