@@ -137,7 +137,7 @@ class Referee:
             return result
         except BotDeadlineExceeded:
             raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # a bot calling sys.exit() has crashed, not ended the arbiter
             problem = f"raised {type(error).__name__}: {error}"
             raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
 

@@ -10,6 +10,7 @@ and that the fault message names the bot and the problem.
 from __future__ import annotations
 
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -93,6 +94,13 @@ class CrashingBot(SteadyBot):
 
     def handle_game_end(self, *args: Any) -> None:
         self._maybe_explode("handle_game_end")
+
+
+class ExitingBot(SteadyBot):
+    """Calls sys.exit() in choose_move: a crash, which must not end the arbiter's process."""
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Any:
+        sys.exit("bot gave up")
 
 
 class AnswerBot(SteadyBot):
@@ -189,6 +197,12 @@ def test_raising_in_a_callback_resigns_the_bot(callback: str, color: chess.Color
     assert history.has_move(Turn(color, 1))
     assert history.has_sense(Turn(color, 2)) == (callback in ("handle_sense_result", "choose_move", "handle_move_result"))
     assert history.has_move(Turn(color, 2)) == (callback == "handle_move_result")
+
+
+def test_sys_exit_in_a_bot_resigns_it(tmp_path: Path) -> None:
+    winner, reason, history = play(ExitingBot(), SteadyBot(8), tmp_path)
+    assert (winner, reason) == (chess.BLACK, WinReason.RESIGN)
+    assert only_fault(history, chess.WHITE, "choose_move") == "ExitingBot (white) raised SystemExit: bot gave up in choose_move on Turn(white, 0)"
 
 
 @pytest.mark.parametrize(
