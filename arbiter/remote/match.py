@@ -70,6 +70,8 @@ class ServerGame:
     turn: Color = chess.WHITE
     phase: Phase = Phase.WAITING
     turn_started: Optional[float] = None
+    waiting_since: Optional[float] = None
+    """When this server began waiting for both players to be ready (None once started)."""
     actions: list[Action] = field(default_factory=list)
     last_sense_result: list[list[Any]] = field(default_factory=list)
     last_move_result: Optional[MoveOutcome] = None
@@ -97,6 +99,8 @@ class ServerGame:
         if all(ready.values()):
             game.phase = Phase.SENSE
             game.turn_started = now
+        else:
+            game.waiting_since = now
         for action in actions:
             if action.kind == "sense":
                 game._apply_sense(None if action.value is None else int(action.value))
@@ -176,6 +180,7 @@ class ServerGame:
         if all(self.ready.values()):
             self.phase = Phase.SENSE
             self.turn_started = now
+            self.waiting_since = None
             return True
         return False
 
@@ -240,6 +245,12 @@ class ServerGame:
         self.seconds_left[color] = min(self.clock(color, now), 0.0)
         force_timeout(self.arbiter, color)
         self._finish()
+
+    def withdraw(self, result: GameResult) -> None:
+        """End a game that never started with `result` (no winner, an empty history)."""
+        self.result = result
+        self.phase = Phase.OVER
+        self.waiting_since = None
 
     def finish(self) -> None:
         """Close a game the arbiter says is over (after :meth:`arbiter_result` returned a result)."""

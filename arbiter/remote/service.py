@@ -44,6 +44,8 @@ class ServerConfig:
     reversible_moves_limit: Optional[int] = 100
     full_turn_limit: Optional[int] = None
     connection_timeout: float = 20.0
+    start_timeout: float = 300.0
+    """A game whose players are not both ready this long after its creation (or a restart) is withdrawn."""
     """A user counts as connected (active, and schedulable for ranked games) this long after its last request."""
     seed: Optional[int] = None
     """Seeds the ranked scheduler's tie-breaks and colours."""
@@ -124,7 +126,9 @@ class Service:
             self.store.set_user_field(user.id, "ranked", int(ranked))
             if not ranked:
                 for game_id in self.store.cancel_unstarted_ranked_invitations(user.id):
-                    self._games.pop(game_id, None)
+                    game = self._games.get(game_id)
+                    if game is not None:
+                        game.withdraw(_withdrawn_result(game.names))
                     logger.info("withdrew unstarted ranked game %d", game_id)
         return ranked
 
@@ -353,13 +357,8 @@ class Service:
             row["full_turn_limit"],
         )
         seconds = {chess.WHITE: float(row["white_seconds"]), chess.BLACK: float(row["black_seconds"])}
-        if row["aborted"]:  # withdrawn before anyone accepted: an empty history, no winner
-            empty = new_arbiter_game(names[chess.WHITE], names[chess.BLACK], None, None)
-            empty.end()
-            history = empty.get_game_history()
-            assert history is not None  # end() makes the game over
-            result = GameResult(None, None, history_json(history))
-            return ServerGame.finished(game_id, names, ids, settings, seconds, result)
+        if row["aborted"]:
+            return ServerGame.finished(game_id, names, ids, settings, seconds, _withdrawn_result(names))
         if row["over"]:
             reason = None if row["win_reason"] is None else WinReason[row["win_reason"]]
             winner = None if row["winner_color"] is None else bool(row["winner_color"])
@@ -369,7 +368,13 @@ class Service:
         return ServerGame.rebuild(game_id, names, ids, settings, seconds, ready, self.store.actions(game_id), now)
 
     def _check_clock(self, game: ServerGame) -> None:
-        if not game.over and game.overdue(self._clock()):
+        now = self._clock()
+        if game.waiting_since is not None and now - game.waiting_since > self.config.start_timeout:
+            logger.info("game %d: withdrawn, its players were not both ready in time", game.game_id)
+            self.store.abort_game(game.game_id)
+            game.withdraw(_withdrawn_result(game.names))
+            return
+        if not game.over and game.overdue(now):
             logger.info("game %d: %s ran out of time", game.game_id, chess.COLOR_NAMES[game.turn])
             game.finish_on_time(game.turn, self._clock())
             with self.store.transaction():
@@ -411,3 +416,12 @@ class Service:
                 new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
             )
             self.store.put_rating(user_id, version, updated)
+
+
+def _withdrawn_result(names: dict[Color, str]) -> GameResult:
+    """The result of a game withdrawn before it started: no winner, no reason, an empty history."""
+    empty = new_arbiter_game(names[chess.WHITE], names[chess.BLACK], None, None)
+    empty.end()
+    history = empty.get_game_history()
+    assert history is not None  # end() makes the game over
+    return GameResult(None, None, history_json(history))

@@ -232,9 +232,13 @@ class Store:
         )
         game_ids = [int(row["id"]) for row in rows]
         for game_id in game_ids:
-            self._db.execute("UPDATE invitations SET status = 'cancelled' WHERE game_id = ?", (game_id,))
-            self._db.execute("UPDATE games SET over = 1, aborted = 1 WHERE id = ?", (game_id,))
+            self.abort_game(game_id)
         return game_ids
+
+    def abort_game(self, game_id: int) -> None:
+        """End a game that never started: no result, no rating; its open invitations are withdrawn."""
+        self._db.execute("UPDATE invitations SET status = 'cancelled' WHERE game_id = ? AND status = 'pending'", (game_id,))
+        self._db.execute("UPDATE games SET over = 1, aborted = 1 WHERE id = ?", (game_id,))
 
     def busy_slots(self) -> dict[int, int]:
         """Per user, invitations not yet finished whose game is still open: the games that fill `max_games`."""

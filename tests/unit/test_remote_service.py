@@ -244,3 +244,23 @@ def test_leaving_ranked_play_withdraws_only_games_nobody_accepted(tmp_path: Path
     game, _ = service.game_for(users["a"], second)
     assert game.over and game.result is not None and game.result.history["type"] == "GameHistory"
     assert game.result.winner_color is None and game.result.win_reason is None
+
+
+def test_a_game_not_started_in_time_is_withdrawn(tmp_path: Path) -> None:
+    service, clock = make_service(tmp_path, start_timeout=30.0)
+    service.register("host", "pw")
+    service.register("absent", "pw")
+    host = service.authenticate("host", "pw")
+    game_id = service.invite(host, "absent", chess.WHITE)
+    service.ready(host, game_id)
+    clock.now += 29.0
+    service.tick()
+    assert not service.game_for(host, game_id)[0].over
+    clock.now += 2.0
+    service.tick()
+    game, _ = service.game_for(host, game_id)
+    assert game.over and game.result is not None
+    assert (game.result.winner_color, game.result.win_reason) == (None, None)
+    assert game.result.history["type"] == "GameHistory" and game.result.history["requested_moves"] == {"true": [], "false": []}
+    assert [row["status"] for row in service.store.invitations_of_game(game_id)] == ["cancelled"]
+    assert service.ratings() == []
