@@ -17,6 +17,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--increment", type=float, default=5.0, help="seconds added to a clock after each turn")
     parser.add_argument("--full-turn-limit", type=int, default=None, help="draw after this many full turns")
     parser.add_argument("--reversible-moves-limit", type=int, default=100, help="draw after this many reversible half-moves")
+    parser.add_argument(
+        "--start-timeout", type=float, default=300.0, help="withdraw a game whose players are not both ready after this many seconds"
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of the ranked scheduler's random choices")
     parser.set_defaults(run=run)
 
@@ -31,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
         seconds_increment=args.increment,
         reversible_moves_limit=args.reversible_moves_limit,
         full_turn_limit=args.full_turn_limit,
+        start_timeout=args.start_timeout,
         seed=args.seed,
     )
 
