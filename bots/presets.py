@@ -7,7 +7,7 @@ class constructible with just ``rng``, so the registry and `blindchess match` ca
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from blindchess.beliefs.board_set import BoardSet
 from blindchess.sensing import make_planner
@@ -26,12 +26,18 @@ def capped_board_set() -> BoardSet:
 
 
 class PlannerPresetBot(BeliefBot):
-    """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`."""
+    """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`.
+
+    Args:
+        rng: seed or generator for every random choice.
+        **selector_settings: passed to `StockfishMoveSelector` (tests use
+            ``search_depth=1, boards=2, safety_boards=8`` for fast, seed-deterministic games).
+    """
 
     planner_name: ClassVar[str] = "eig"
 
-    def __init__(self, rng: SeedLike = None) -> None:
-        super().__init__(capped_board_set, make_planner(self.planner_name), StockfishMoveSelector(), rng)
+    def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
+        super().__init__(capped_board_set, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
 
 
 class RandomSenseBot(PlannerPresetBot):

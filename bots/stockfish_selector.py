@@ -71,6 +71,9 @@ class StockfishMoveSelector:
         moves_to_go: the clock is spread over this many future turns.
         panic_seconds: below this clock the engine is skipped.
         engine_options: UCI options for every engine.
+        search_depth: search every position to this depth instead of by time, and sample a
+            fixed number of boards: the selector is then deterministic for a seed (tests,
+            replays), at the price of ignoring the clock above `panic_seconds`.
     """
 
     def __init__(
@@ -85,6 +88,7 @@ class StockfishMoveSelector:
         moves_to_go: int = 30,
         panic_seconds: float = 6.0,
         engine_options: Optional[dict[str, int]] = None,
+        search_depth: Optional[int] = None,
     ) -> None:
         if boards < 1 or candidates < 1 or engines < 1:
             raise ValueError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
@@ -100,6 +104,7 @@ class StockfishMoveSelector:
         self.panic_seconds = panic_seconds
         self.pool = EnginePool(engines, options=engine_options or {"Threads": 1, "Hash": 16}, cache_size=4096)
         self.engines = engines
+        self.search_depth = search_depth
 
     def close(self) -> None:
         self.pool.close()
@@ -122,7 +127,12 @@ class StockfishMoveSelector:
         budget = self.budget(seconds_left, context.increment)
         color = context.color
         panic = seconds_left < self.panic_seconds
-        n_boards = max(2, min(self.boards, int(budget / 0.08))) if not panic else 8
+        if panic:
+            n_boards = 8
+        elif self.search_depth is not None:
+            n_boards = self.boards
+        else:
+            n_boards = max(2, min(self.boards, int(budget / 0.08)))
         boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
         outcomes = [[outcome_of_request(board, move) for move in move_actions] for board in boards]
 
@@ -142,7 +152,7 @@ class StockfishMoveSelector:
         remaining = budget - (time.monotonic() - started)
         evaluations = [(i, j) for j in candidates for i in range(len(boards))]
         per_position = max(0.004, min(0.1, remaining * self.engines / max(1, len(evaluations)) * 0.7))
-        values = self._values(outcomes, evaluations, color, chess.engine.Limit(time=per_position))
+        values = self._values(outcomes, evaluations, color, self._limit(per_position))
         scores = np.full(len(move_actions), -np.inf)
         for j in candidates:
             column = np.array([values[(i, j)] for i in range(len(boards))])
@@ -153,6 +163,9 @@ class StockfishMoveSelector:
             len(candidates), len(boards), time.monotonic() - started, budget,
         )
         return _pick(move_actions, scores, rng)
+
+    def _limit(self, seconds: float) -> chess.engine.Limit:
+        return chess.engine.Limit(time=seconds) if self.search_depth is None else chess.engine.Limit(depth=self.search_depth)
 
     def _exposure(
         self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: chess.Color
@@ -176,7 +189,7 @@ class StockfishMoveSelector:
         """Indices of the moves worth scoring: Stockfish's choice per board, then the proxy's best."""
         index = {move: j for j, move in enumerate(move_actions)}
         chosen: list[int] = []
-        limit = chess.engine.Limit(time=max(0.005, min(0.1, seconds / max(1, len(boards)))))
+        limit = self._limit(max(0.005, min(0.1, seconds / max(1, len(boards)))))
         with self.pool.engine() as engine:
             for board in boards:
                 if len(chosen) >= self.candidates // 2 + 1:

@@ -1,0 +1,40 @@
+"""The registered `BeliefBot` presets: both colours without a fault, and the same game again by seed.
+
+Run with fixed-depth search on few boards (`search_depth`), which makes the move selector
+independent of the clock and so the whole bot deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.bots.random_bot import RandomBot
+from blindchess.bots.registry import resolve_bot
+
+PRESET_NAMES = ("flagship", "belief-eig", "belief-random")
+FAST = {"search_depth": 1, "boards": 2, "safety_boards": 8}
+
+
+def _play(name: str, color: chess.Color, seed: int) -> tuple[str, object]:
+    _, bot_class = resolve_bot(name)
+    bot, opponent = bot_class(rng=seed, **FAST), RandomBot(rng=seed + 1)
+    white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    _, _, history = play_local_game(white, black, game=LocalGame(full_turn_limit=12))
+    return history.to_json(), history
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_preset_plays_both_colours_without_faults(name: str) -> None:
+    for color in (chess.WHITE, chess.BLACK):
+        _, history = _play(name, color, seed=31)
+        assert history.faults == []
+        assert history.get_win_reason() in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
+        assert history.num_turns(color) > 0
+
+
+def test_flagship_replays_by_seed() -> None:
+    first, _ = _play("flagship", chess.BLACK, seed=41)
+    second, _ = _play("flagship", chess.BLACK, seed=41)
+    assert first == second
