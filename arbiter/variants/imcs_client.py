@@ -57,6 +57,7 @@ class _Connection:
         return line.rstrip("\r\n")
 
     def close(self) -> None:
+        self.reader.close()  # the file object holds the socket open until it is closed too
         self.sock.close()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import select
 import socket
 import socketserver
 import threading
@@ -71,6 +72,14 @@ class _Session:
         data = "".join(line + "\r\n" for line in lines).encode("ascii", "replace")
         with self.lock:
             self.sock.sendall(data)
+
+    def disconnected(self) -> bool:
+        """True when the peer has closed the connection (checked without consuming any input)."""
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+            return bool(readable) and self.sock.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def read_line(self, timeout: Optional[float] = None) -> Optional[str]:
         """The next line without its line ending; None on disconnect.
@@ -283,9 +292,13 @@ class ImcsServer(socketserver.ThreadingTCPServer):
             self.offers[offer.game_id] = offer
             self.next_game_id += 1
         session.send(f"103 {offer.game_id} game waiting for offer acceptance")
-        while not offer.done.wait(timeout=0.5):
-            if session.sock.fileno() < 0:
-                return True
+        while not offer.done.wait(timeout=0.1):
+            if session.disconnected():
+                with self.state_lock:
+                    withdrawn = self.offers.pop(offer.game_id, None) is not None
+                if withdrawn:
+                    logger.info("offer %d withdrawn: %s disconnected", offer.game_id, offer.name)
+                    return True
         return True
 
     def cmd_accept(self, session: _Session, args: list[str]) -> bool:

@@ -54,6 +54,7 @@ class Line:
         return self.read(n)
 
     def close(self) -> None:
+        self.reader.close()
         self.sock.close()
 
 
@@ -185,6 +186,19 @@ def test_offer_with_either_colour_and_accept_asking_for_white(server: tuple[Imcs
     assert bob.ask("list", 3) == ["211 1 available games", " 1 alice ? 1:00 2:00 1500 [offer]", "."]
     assert bob.ask("accept 1 W") == ["105 W 2:00 1:00 game starts"]
     assert alice.read() == ["106 B 1:00 2:00 game starts"]
+
+
+def test_an_offer_is_withdrawn_when_its_player_disconnects(server: tuple[ImcsServer, FakeClock]) -> None:
+    port = server[0].server_address[1]
+    alice, bob = login(port, "alice"), login(port, "bob")
+    assert alice.ask("offer W") == ["103 1 game waiting for offer acceptance"]
+    assert bob.ask("list", 3)[0] == "211 1 available games"
+    alice.close()
+    deadline = time.monotonic() + 5
+    while server[0].offers and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert bob.ask("list", 2) == ["211 0 available games", "."]
+    assert bob.ask("accept 1") == ["408 no such game"]
 
 
 def test_client_against_client_plays_a_full_game_over_loopback(tmp_path: Path) -> None:
