@@ -172,17 +172,13 @@ class ServerGame:
         return capture
 
     # actions; each returns the Action to persist (None when nothing changed) and the answer
-    def mark_ready(self, color: Color, now: float) -> bool:
-        """Mark `color` ready; True when this starts the game. Repeating it is harmless (a retried request)."""
-        if self.ready[color] or self.over:
-            return False
+    def mark_ready(self, color: Color, now: float) -> None:
+        """Mark `color` ready; the game (and White's clock) starts when both are."""
         self.ready[color] = True
         if all(self.ready.values()):
             self.phase = Phase.SENSE
             self.turn_started = now
             self.waiting_since = None
-            return True
-        return False
 
     def sense(self, color: Color, square: Optional[Square]) -> tuple[Optional[Action], list[list[Any]]]:
         if self.over:

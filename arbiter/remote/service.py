@@ -44,9 +44,9 @@ class ServerConfig:
     reversible_moves_limit: Optional[int] = 100
     full_turn_limit: Optional[int] = None
     connection_timeout: float = 20.0
+    """A user counts as connected (active, and schedulable for ranked games) this long after its last request."""
     start_timeout: float = 300.0
     """A game whose players are not both ready this long after its creation (or a restart) is withdrawn."""
-    """A user counts as connected (active, and schedulable for ranked games) this long after its last request."""
     seed: Optional[int] = None
     """Seeds the ranked scheduler's tie-breaks and colours."""
 
@@ -208,6 +208,8 @@ class Service:
     def ready(self, user: UserRow, game_id: int) -> None:
         with self._lock:
             game, color = self.game_for(user, game_id)
+            if game.over or game.ready[color]:
+                return  # a repeated request, or a game already over: nothing to do
             game.mark_ready(color, self._clock())
             self.store.update_game(game_id, {"white_ready" if color else "black_ready": 1})
 
@@ -255,8 +257,6 @@ class Service:
             game, color = self.game_for(user, game_id)
             if game.over:
                 return
-            if game.arbiter is None:
-                raise InvalidRequest(f"game {game_id} cannot be ended")
             game.finish_on_time(color, self._clock())
             with self.store.transaction():
                 self._store_result(game)
@@ -371,7 +371,8 @@ class Service:
         now = self._clock()
         if game.waiting_since is not None and now - game.waiting_since > self.config.start_timeout:
             logger.info("game %d: withdrawn, its players were not both ready in time", game.game_id)
-            self.store.abort_game(game.game_id)
+            with self.store.transaction():
+                self.store.abort_game(game.game_id)
             game.withdraw(_withdrawn_result(game.names))
             return
         if not game.over and game.overdue(now):
