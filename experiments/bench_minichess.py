@@ -65,7 +65,7 @@ def main() -> None:
     print()
     print("position     search s  depth   nodes   nodes/s   | plain negamax nodes to same depth (capped at 5)  ratio")
     for name, placement in (("start", None), ("middlegame", MIDDLEGAME)):
-        position = MINICHESS.start() if placement is None else Position(MINICHESS._parse_placement(placement))
+        position = MINICHESS.start() if placement is None else MINICHESS.position(placement)
         result = AlphaBetaPlayer(max_depth=30, time_limit=args.seconds).search(MINICHESS, position)
         depth = min(result.depth, 5)
         engine_nodes = AlphaBetaPlayer(max_depth=depth).search(MINICHESS, position).nodes

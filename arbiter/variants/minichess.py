@@ -142,9 +142,14 @@ class MiniChessRules:
 
     def start(self) -> Position:
         """The start position (White to move)."""
-        return Position(self._parse_placement(self.start_placement))
+        return self.position(self.start_placement)
 
-    def _parse_placement(self, placement: str) -> list[int]:
+    def position(self, placement: str, turn: Color = chess.WHITE, ply: int = 0) -> Position:
+        """The position of a small-board placement (rank `ranks` first, digits or ``.`` for empty squares).
+
+        Raises:
+            PlacementError: the placement does not fit the board (the message quotes it).
+        """
         rows = placement.split("/")
         if len(rows) != self.ranks:
             raise PlacementError(f"placement {placement!r} has {len(rows)} ranks, the board has {self.ranks}")
@@ -169,7 +174,7 @@ class MiniChessRules:
                 file += 1
             if file != self.files:
                 raise PlacementError(f"placement {placement!r}: rank {rank + 1} has {file} files, not {self.files}")
-        return cells
+        return Position(cells, turn, ply)
 
     def placement(self, position: Position) -> str:
         """The small-board placement of `position`, rank `ranks` first (as `start_placement` is written)."""

@@ -6,7 +6,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules, Position
+from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules
 from blindchess.arbiter.variants.play import play_game
 from blindchess.bots.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer, RandomMiniChessPlayer
 
@@ -40,11 +40,11 @@ def test_alpha_beta_beats_greedy_under_imcs_rules_too() -> None:
 
 
 def test_search_takes_a_king_in_one_and_sees_a_threat() -> None:
-    pos = Position(MINICHESS._parse_placement("4Q/1p3/p1pk1/P1N1B/RPP1P/3QK"), chess.WHITE, 29)
+    pos = MINICHESS.position("4Q/1p3/p1pk1/P1N1B/RPP1P/3QK", chess.WHITE, 29)
     result = AlphaBetaPlayer(max_depth=3).search(MINICHESS, pos)
     assert result.move.to_square == chess.D4 and result.score > 900_000
     # Black to move, its king on a6 attacked by the rook on a1 through an empty file: the king must step off it.
-    pos = Position(MINICHESS._parse_placement("k4/5/5/5/5/R3K"), chess.BLACK, 1)
+    pos = MINICHESS.position("k4/5/5/5/5/R3K", chess.BLACK, 1)
     move = AlphaBetaPlayer(max_depth=2).choose_move(MINICHESS, pos)
     assert move.from_square == chess.A6 and chess.square_file(move.to_square) == 1
 

@@ -11,7 +11,7 @@ M = chess.Move.from_uci
 
 
 def position(rules: MiniChessRules, placement: str, turn: bool = chess.WHITE, ply: int = 0) -> Position:
-    return Position(MiniChessRules(files=rules.files, ranks=rules.ranks, start_placement=placement)._parse_placement(placement), turn, ply)
+    return rules.position(placement, turn, ply)
 
 
 def test_pawn_steps_one_and_promotes_to_queen_only() -> None:
