@@ -60,7 +60,7 @@ class BeliefBot(Player):
         move_selector: MoveSelector,
         rng: SeedLike = None,
         *,
-        low_clock_seconds: float = 4.0,
+        low_clock_seconds: float = 12.0,
     ) -> None:
         self.belief_factory = belief_factory
         self.sense_planner = sense_planner

@@ -16,10 +16,11 @@ good on most boards but best on none still competes. Positions go to an `EngineP
 (:mod:`blindchess.bots.engine`: restarts a crashed Stockfish, refuses positions that would
 crash it, caches answers keyed by position); one thread per engine scores in parallel.
 
-Time management: each turn gets ``seconds_left / moves_to_go + 0.8 * increment`` (capped at
-a tenth of the clock); the number of boards and the per-position search time are cut to fit.
-Below `panic_seconds` the engine is not used at all: the proxy alone picks the move, in
-milliseconds, so the clock can never run out because of this selector.
+Time management: `reserve_seconds` of the clock are never planned with (they pay for belief
+updates and sensing, which this selector does not control); of the rest each turn gets
+``usable / moves_to_go + 0.5 * increment``, at most a sixth of it; the number of boards, the
+safety sample and the per-position search time are cut to fit. Below `panic_seconds` the
+engine is not used at all: the proxy alone picks the move on a few boards, in milliseconds.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class StockfishMoveSelector:
             our king capturable on the safety sample.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
+        reserve_seconds: clock never planned with (see the module docstring).
         panic_seconds: below this clock the engine is skipped.
         engine_options: UCI options for every engine.
         search_depth: search every position to this depth instead of by time, and sample a
@@ -86,7 +88,8 @@ class StockfishMoveSelector:
         exposure_penalty: float = 2.0,
         engines: int = 1,
         moves_to_go: int = 30,
-        panic_seconds: float = 6.0,
+        reserve_seconds: float = 8.0,
+        panic_seconds: float = 15.0,
         engine_options: Optional[dict[str, int]] = None,
         search_depth: Optional[int] = None,
     ) -> None:
@@ -101,6 +104,7 @@ class StockfishMoveSelector:
         self.safety_boards = safety_boards
         self.exposure_penalty = exposure_penalty
         self.moves_to_go = moves_to_go
+        self.reserve_seconds = reserve_seconds
         self.panic_seconds = panic_seconds
         self.pool = EnginePool(engines, options=engine_options or {"Threads": 1, "Hash": 16}, cache_size=4096)
         self.engines = engines
@@ -111,7 +115,8 @@ class StockfishMoveSelector:
 
     def budget(self, seconds_left: float, increment: float) -> float:
         """Seconds to spend on this move."""
-        return max(0.0, min(seconds_left / self.moves_to_go + 0.8 * increment, seconds_left / 10.0))
+        usable = max(0.0, seconds_left - self.reserve_seconds)
+        return min(usable / self.moves_to_go + 0.5 * increment, usable / 6.0)
 
     def choose_move(
         self,
@@ -126,7 +131,7 @@ class StockfishMoveSelector:
         started = time.monotonic()
         budget = self.budget(seconds_left, context.increment)
         color = context.color
-        panic = seconds_left < self.panic_seconds
+        panic = seconds_left < self.panic_seconds or (self.search_depth is None and budget < 0.3)
         if panic:
             n_boards = 8
         elif self.search_depth is not None:
@@ -142,10 +147,11 @@ class StockfishMoveSelector:
 
         proxy = np.array([[proxy_move_value(board, move, color) for move in move_actions] for board in boards])
         proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
+        safety_boards = 16 if panic else self.safety_boards if self.search_depth is not None else int(np.clip(budget * 60, 16, self.safety_boards))
+        exposure = self._exposure(belief, move_actions, rng, color, safety_boards)
+        proxy_score = proxy_score - KING_VALUE * exposure
         if panic:
             return _pick(move_actions, proxy_score, rng)
-        exposure = self._exposure(belief, move_actions, rng, color)
-        proxy_score = proxy_score - KING_VALUE * exposure
 
         remaining = budget - (time.monotonic() - started)
         candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3)
@@ -168,10 +174,10 @@ class StockfishMoveSelector:
         return chess.engine.Limit(time=seconds) if self.search_depth is None else chess.engine.Limit(depth=self.search_depth)
 
     def _exposure(
-        self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: chess.Color
+        self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: chess.Color, n_boards: int
     ) -> np.ndarray:
-        """Per move, the probability (on `safety_boards` boards) that our king is capturable after it."""
-        boards, weights = weighted_unique_boards(belief, self.safety_boards, rng, color)
+        """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
+        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
         exposed = np.zeros(len(move_actions))
         for board, weight in zip(boards, weights):
             king = board.king(color)
