@@ -26,7 +26,7 @@ def square_entropies(marginals: np.ndarray) -> np.ndarray:
     p = np.clip(np.asarray(marginals, dtype=float), 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    return terms.sum(axis=1)
+    return np.asarray(terms.sum(axis=1), dtype=float)
 
 
 class MarginalEntropySensePlanner:
