@@ -67,7 +67,11 @@ class StockfishMoveSelector:
         safety_boards: boards sampled for the cheap own-king exposure check (many more than
             are scored by Stockfish, so that a rare but deadly threat is still seen).
         exposure_penalty: subtracted from a move's score per unit probability that it leaves
-            our king capturable on the safety sample.
+            our king capturable on the safety sample (scores lie in [-1, 1], so 10 makes a
+            3% risk of losing the king on the spot outweigh most positional differences).
+        threat_boost: on the safety sample, boards where our king is attacked right now weigh
+            this many times their belief weight: opponents who check (rushing bots) do so on
+            purpose, far more often than a uniform opponent-move model assumes.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
         reserve_seconds: clock never planned with (see the module docstring).
@@ -85,7 +89,8 @@ class StockfishMoveSelector:
         worst_case_weight: float = 0.3,
         king_capture_threshold: float = 0.5,
         safety_boards: int = 160,
-        exposure_penalty: float = 2.0,
+        exposure_penalty: float = 10.0,
+        threat_boost: float = 4.0,
         engines: int = 1,
         moves_to_go: int = 30,
         reserve_seconds: float = 8.0,
@@ -103,6 +108,7 @@ class StockfishMoveSelector:
         self.king_capture_threshold = king_capture_threshold
         self.safety_boards = safety_boards
         self.exposure_penalty = exposure_penalty
+        self.threat_boost = threat_boost
         self.moves_to_go = moves_to_go
         self.reserve_seconds = reserve_seconds
         self.panic_seconds = panic_seconds
@@ -178,9 +184,12 @@ class StockfishMoveSelector:
     ) -> np.ndarray:
         """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
         boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
+        kings = [board.king(color) for board in boards]
+        threatened = np.array([king is not None and board.is_attacked_by(not color, king) for board, king in zip(boards, kings)])
+        weights = weights * np.where(threatened, self.threat_boost, 1.0)
+        weights = weights / max(weights.sum(), 1e-12)
         exposed = np.zeros(len(move_actions))
-        for board, weight in zip(boards, weights):
-            king = board.king(color)
+        for board, weight, king in zip(boards, weights, kings):
             if king is None:
                 continue
             for j, move in enumerate(move_actions):

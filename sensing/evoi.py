@@ -69,6 +69,11 @@ def proxy_move_value(board: chess.Board, move: Optional[chess.Move], color: Colo
     return value
 
 
+def _king_attacked(board: chess.Board, color: Color) -> bool:
+    king = board.king(color)
+    return king is not None and board.is_attacked_by(not color, king)
+
+
 def move_value_matrix(boards: Sequence[chess.Board], moves: Sequence[Optional[chess.Move]], color: Color) -> np.ndarray:
     """Shape (len(boards), len(moves)): `proxy_move_value` of every move on every board."""
     values = np.zeros((len(boards), len(moves)))
@@ -94,17 +99,22 @@ class ValueOfInformationSensePlanner:
     Args:
         boards: how many boards to draw from the belief (the proxy is per board and move).
         information_weight: pawns of value per bit of information gain added to the score.
+        threat_boost: sampled boards where our king is attacked right now weigh this many times
+            more (opponents check on purpose; see `StockfishMoveSelector`).
         max_boards: the information gain reads at most this many boards (subsampled by weight).
     """
 
     name = "evoi"
 
-    def __init__(self, boards: int = 48, information_weight: float = 0.5, max_boards: int = DEFAULT_MAX_BOARDS) -> None:
+    def __init__(
+        self, boards: int = 48, information_weight: float = 0.5, max_boards: int = DEFAULT_MAX_BOARDS, threat_boost: float = 4.0
+    ) -> None:
         if boards < 1:
             raise ValueError(f"boards must be >= 1, got {boards!r}")
         self.boards = boards
         self.information_weight = information_weight
         self.max_boards = max_boards
+        self.threat_boost = threat_boost
 
     def choose_sense(
         self,
@@ -118,7 +128,9 @@ class ValueOfInformationSensePlanner:
         centres = undominated(sense_actions)
         if not boards or not centres:
             return fallback_sense(sense_actions, rng)
-        weights = np.full(len(boards), 1.0 / len(boards))
+        threatened = np.array([_king_attacked(board, context.color) for board in boards])
+        weights = np.where(threatened, self.threat_boost, 1.0)
+        weights = weights / weights.sum()
         outcomes = WindowOutcomes(board_grid(boards), centres)
         grid, grid_weights = belief_grid(belief, rng, self.max_boards)
         gains = WindowOutcomes(grid, centres).entropies(grid_weights)
