@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sqlite3
 import tempfile
 import threading
@@ -76,15 +77,16 @@ def play_games(url: str, games: list[tuple[int, str, str]], poll_seconds: float,
     return {"latencies": [t for s in sessions for t in s.latencies], "errors": errors, "histories": histories}
 
 
-def run_phase(url: str, db: Path, n_games: int, processes: int, poll_seconds: float, first_user: int) -> dict[str, Any]:
+def run_phase(server: ServerProcess, db: Path, n_games: int, processes: int, poll_seconds: float, first_user: int) -> dict[str, Any]:
+    url = server.url
     names = [f"bot{first_user + i}" for i in range(2 * n_games)]
     sessions = register(url, names)
     games = [(sessions[names[2 * i]].invite(names[2 * i + 1], True), names[2 * i], names[2 * i + 1]) for i in range(n_games)]
     chunks = [games[i::processes] for i in range(min(processes, n_games))]
-    start = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(len(chunks)) as pool:
+        start, cpu_start = time.perf_counter(), server.cpu_seconds()  # after registration (scrypt) and the pool's start
         parts = pool.starmap(play_games, [(url, chunk, poll_seconds, first_user + k) for k, chunk in enumerate(chunks)])
-    elapsed = time.perf_counter() - start
+        elapsed, cpu_used = time.perf_counter() - start, server.cpu_seconds() - cpu_start
     latencies = np.array([t for part in parts for t in part["latencies"]])
     errors = [e for part in parts for e in part["errors"]]
     histories = {gid: h for part in parts for gid, h in part["histories"].items()}
@@ -97,6 +99,7 @@ def run_phase(url: str, db: Path, n_games: int, processes: int, poll_seconds: fl
         "rps": len(latencies) / elapsed,
         "p50_ms": 1000 * float(np.percentile(latencies, 50)) if len(latencies) else float("nan"),
         "p99_ms": 1000 * float(np.percentile(latencies, 99)) if len(latencies) else float("nan"),
+        "cpu_ms": 1000 * cpu_used / max(1, len(latencies)),
         "errors": errors,
         "lost": lost,
     }
@@ -131,15 +134,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "bench.sqlite3"
         with ServerProcess(db, extra_args=("--full-turn-limit", str(args.turn_limit))) as server:
-            cpu_start = server.cpu_seconds()
-            baseline = run_phase(server.url, db, 1, 1, args.poll_seconds, first_user=0)
-            cpu_baseline = server.cpu_seconds()
-            load = run_phase(server.url, db, args.games, args.processes, args.poll_seconds, first_user=10)
-            cpu_load = server.cpu_seconds()
-    # registering the accounts (scrypt) is server CPU too; it is small next to the games' requests
-    baseline["cpu_ms"] = 1000 * (cpu_baseline - cpu_start) / baseline["requests"]
-    load["cpu_ms"] = 1000 * (cpu_load - cpu_baseline) / load["requests"]
-    print(f"server on loopback, {args.turn_limit}-turn random-bot games, client poll {args.poll_seconds} s, {args.processes} client processes")
+            baseline = run_phase(server, db, 1, 1, args.poll_seconds, first_user=0)
+            load = run_phase(server, db, args.games, args.processes, args.poll_seconds, first_user=10)
+    load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"server on loopback, {args.turn_limit}-turn random-bot games, client poll {args.poll_seconds} s, "
+        f"{args.processes} client processes, {os.cpu_count()} cores, load average {load_average:.1f} at the end"
+    )
     print(
         f"{'phase':<14}{'games':>6}{'done':>6}{'requests':>10}{'seconds':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
         f"{'server CPU ms/req':>19}{'errors':>8}{'lost':>6}"
