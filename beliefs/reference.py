@@ -133,6 +133,8 @@ class ReferenceBoardSet:
         return {k: w / total for k, (_, w) in self._boards.items()}
 
     def weights(self) -> np.ndarray:
+        if self._color is None:
+            raise NotInitialisedError("the reference board set has not received GameStarted")
         w = np.array([w for _, w in self._boards.values()])
         return w / w.sum()
 
@@ -142,8 +144,9 @@ class ReferenceBoardSet:
         ).reshape(-1, 64)
 
     def marginals(self) -> np.ndarray:
+        probabilities = self.weights()
         result = np.zeros((64, N_CHANNELS))
-        for (board, _), p in zip(self._boards.values(), self.weights()):
+        for (board, _), p in zip(self._boards.values(), probabilities):
             for square in chess.SQUARES:
                 result[square, channel(board.piece_at(square))] += p
         return result

@@ -1,0 +1,27 @@
+"""The beliefs the conformance suite runs through: add yours to `BELIEF_FACTORIES`.
+
+A factory builds a fresh belief from its settings only (no game yet). ``exact``
+says whether the belief claims to hold every consistent board (then the suite also
+checks that the true board is always a member).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from blindchess.beliefs import Belief, BoardSet, OpponentMoveModel, ReferenceBoardSet
+
+
+@dataclass(frozen=True)
+class BeliefFactory:
+    name: str
+    make: Callable[[], Belief]
+    exact: bool
+
+
+BELIEF_FACTORIES: list[BeliefFactory] = [
+    BeliefFactory("boardset", lambda: BoardSet(max_boards=None), exact=True),
+    BeliefFactory("boardset-weighted", lambda: BoardSet(max_boards=None, move_model=OpponentMoveModel.capture_biased()), exact=True),
+    BeliefFactory("reference", lambda: ReferenceBoardSet(), exact=True),
+]
