@@ -57,7 +57,7 @@ MoveOutcome = tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square]
 
 
 class IllegalActionError(ValueError):
-    """A sense or move outside the player's action list (or of the wrong type); the message quotes it."""
+    """A sense, move or start position the game cannot take (outside the lists, wrong type); the message quotes it."""
 
 
 class Game(ABC):
@@ -121,7 +121,7 @@ class LocalGame(Game, Generic[BoardT]):
         reversible_moves_limit: Half-moves without a capture or pawn move that draw the game; None for no limit.
         full_turn_limit: Full turns after which the game is drawn; None for no limit.
         rules: The rule set (the variant seam); 8x8 RBC by default.
-        starting_fen: A start position other than the rule set's own.
+        starting_fen: A start position other than the rule set's own (White to move).
         observer: Called with (colour, event) for every observation event, as it happens.
     """
 
@@ -142,7 +142,9 @@ class LocalGame(Game, Generic[BoardT]):
         self.full_turn_limit: float = math.inf if full_turn_limit is None else full_turn_limit
         self.rules = rules
         self.board: BoardT = rules.starting_board(starting_fen)
-        self.turn: Color = rules.turn(self.board)
+        if rules.turn(self.board) != chess.WHITE:  # histories and observations number turns from White's first
+            raise IllegalActionError(f"starting position {starting_fen!r} has Black to move; White must move first")
+        self.turn: Color = chess.WHITE
         self.seconds_left_by_color: dict[Color, float] = {
             chess.WHITE: self.seconds_per_player,
             chess.BLACK: self.seconds_per_player,

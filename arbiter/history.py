@@ -13,13 +13,16 @@ Python builds.
 
 `observations(color)` gives back the event stream a colour received (see
 :mod:`blindchess.arbiter.observations`), derived from the record alone, so it is the
-same before and after a save and load. One fact is not in the file format: whether
-the loser of a resignation or timeout had already been told its turn began when the
-game ended before it sensed or moved. The rule used (and followed by the arbiter and
-the play loop, so live games agree with their saved files) is: the loser of a
-`RESIGN` or `TIMEOUT` received an `OpponentMoved` for a turn of its own that has no
-record exactly when the last recorded turn is the winner's (or nothing was recorded
-and the loser is White).
+same before and after a save and load. One fact is not in the file format: whether a
+player had been told its turn began (an `OpponentMoved`) when the game ended before it
+sensed. The game tells a player at `start` and at each `end_turn` unless the game is
+over by then, so the rule, followed by the arbiter and the play loop alike, is: after
+a king capture or a draw limit nobody was; otherwise the player after the last complete
+turn (White, if nothing was recorded) was, unless that player is the winner of a
+resignation or timeout (the loser lost before handing over the turn). For a game ended
+by `end()` without a result this assumes `end_turn` followed the last move. Nor does
+the file hold the start position: a loaded history takes it from White's first move
+(reconchess games always start from the standard position, the default).
 """
 
 from __future__ import annotations
@@ -349,7 +352,7 @@ class GameHistory:
             if record.move is not None:
                 move = record.move
                 events.append(MoveResult(move.requested_move, move.taken_move, move.capture_square))
-        if self._loser_told_of_unrecorded_turn(color):
+        if self._announced_unrecorded_turn() == color:
             events.append(OpponentMoved(self._opponent_capture(color, len(records))))
         events.append(GameEnded(self._winner_color, self._win_reason))
         return events
@@ -361,15 +364,25 @@ class GameHistory:
             return None
         return self.capture_square(previous)
 
-    def _loser_told_of_unrecorded_turn(self, color: Color) -> bool:
-        if self._win_reason not in (WinReason.RESIGN, WinReason.TIMEOUT) or self._winner_color is None:
-            return False
-        if color == self._winner_color:
-            return False
-        own, other = len(self._records[color]), len(self._records[not color])
-        if color == chess.WHITE:
-            return own == other  # Black's turn n follows White's turn n
-        return other == own + 1
+    def _announced_unrecorded_turn(self) -> Optional[Color]:
+        """The colour told that a turn began which has no record (the game ended before its sense), if any.
+
+        The game announces a turn at `start` and at each `end_turn` unless the game is over
+        by then; see the module docstring for why this is inferred and how.
+        """
+        if self._win_reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT, WinReason.MOVE_LIMIT):
+            return None  # the last move ended the game: nobody was told of another turn
+        white, black = len(self._records[chess.WHITE]), len(self._records[chess.BLACK])
+        if white == 0 and black == 0:
+            next_color = chess.WHITE
+        else:
+            last_color = chess.WHITE if white > black else chess.BLACK
+            if self._records[last_color][-1].move is None:
+                return None  # the game ended inside the last recorded turn
+            next_color = not last_color
+        if self._win_reason in (WinReason.RESIGN, WinReason.TIMEOUT) and self._winner_color == next_color:
+            return None  # the player who just moved lost before handing over the turn
+        return next_color
 
     # ------------------------------------------------------------------ JSON
 

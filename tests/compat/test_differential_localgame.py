@@ -5,7 +5,9 @@
 lists (same order), the opponent's capture square, every sense result, every move
 result, the ValueErrors for refused actions (same message), `is_over`, the winner and
 reason, and finally the whole history JSON string (which holds every truth FEN before
-and after every move) and the final board FEN.
+and after every move) and the final board FEN. Some games end by resignation after a
+sense. Our game's live observation events must equal `history.observations(color)`,
+also after a JSON round trip.
 
 The action policy reads the truth board to steer towards the rare cases (en passant,
 castling into pieces, blocked double steps, promotions with and without a piece,
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import chess
@@ -27,7 +29,7 @@ import pytest
 import reconchess
 from reconchess.history import GameHistoryEncoder
 
-from blindchess.arbiter import LocalGame, WinReason, rules
+from blindchess.arbiter import GameHistory, LocalGame, Observation, Turn, WinReason, rules
 
 GAMES = 2000
 CHUNKS = 8
@@ -72,6 +74,28 @@ def castling_gauntlet_fen(rng: np.random.Generator) -> str:
     return board.fen(en_passant="fen")
 
 
+def promotion_gauntlet_fen(rng: np.random.Generator) -> str:
+    """The start position with some pawns already on their seventh rank (pushes blocked, captures possible)."""
+    board = chess.Board()
+    for color, home_rank, seventh_rank in ((chess.WHITE, 1, 6), (chess.BLACK, 6, 1)):
+        for file in range(8):
+            if rng.random() < 0.35:
+                board.remove_piece_at(chess.square(file, home_rank))
+                board.set_piece_at(chess.square(file, seventh_rank), chess.Piece(chess.PAWN, color))
+    return board.fen(en_passant="fen")
+
+
+def en_passant_gauntlet_fen(rng: np.random.Generator) -> str:
+    """The start position with some pawns advanced to their fifth rank, beside enemy pawns that may double-step."""
+    board = chess.Board()
+    for color, home_rank, fifth_rank in ((chess.WHITE, 1, 4), (chess.BLACK, 6, 3)):
+        for file in range(8):
+            if rng.random() < 0.3:
+                board.remove_piece_at(chess.square(file, home_rank))
+                board.set_piece_at(chess.square(file, fifth_rank), chess.Piece(chess.PAWN, color))
+    return board.fen(en_passant="fen")
+
+
 def setup_for(seed: int, rng: np.random.Generator) -> Setup:
     """Settings by seed: mostly short games from warmed-up positions (where the rare cases live), some from the start."""
     kind = seed % 10
@@ -79,6 +103,10 @@ def setup_for(seed: int, rng: np.random.Generator) -> Setup:
         return Setup(None, 100, None, 1.0, 0.0, 200)
     if kind in (0, 1):  # from the start, default limits
         return Setup(None, 100, None, 0.05, 0.6, 40)
+    if kind == 2:  # promotions, with and without a piece, pushes and captures
+        return Setup(promotion_gauntlet_fen(rng), 100, None, 0.05, 0.8, 20)
+    if kind == 8:  # en passant chances
+        return Setup(en_passant_gauntlet_fen(rng), 100, None, 0.05, 0.8, 20)
     if kind == 3:  # castling into and through enemy pieces
         return Setup(castling_gauntlet_fen(rng), 100, None, 0.05, 0.8, 20)
     fen = warmed_up_fen(rng, 2 * int(rng.integers(5, 30)))
@@ -93,14 +121,16 @@ def setup_for(seed: int, rng: np.random.Generator) -> Setup:
 
 def interesting_moves(board: chess.Board, actions: list[chess.Move], rng: np.random.Generator) -> list[chess.Move]:
     """Candidate requests for the rare cases, given the truth board (the driver may look; bots may not)."""
-    candidates = []
     ep = board.ep_square
+    if ep is not None:  # en passant, whenever it is on
+        captures = [move for move in actions if move.to_square == ep and board.piece_type_at(move.from_square) == chess.PAWN]
+        if captures:
+            return captures
+    candidates = []
     for move in actions:
         piece = board.piece_type_at(move.from_square)
         distance = chess.square_distance(move.from_square, move.to_square)
-        if ep is not None and piece == chess.PAWN and move.to_square == ep and move.promotion is None:
-            candidates += [move] * 8  # en passant, whenever it is on
-        elif board.is_castling(move):
+        if board.is_castling(move):
             candidates += [move] * 3
         elif piece == chess.PAWN and abs(move.to_square - move.from_square) == 16:
             candidates += [move] * 2
@@ -169,7 +199,10 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
     rng = np.random.default_rng(seed)
     setup = setup_for(seed, rng)
     limits = dict(reversible_moves_limit=setup.reversible_moves_limit, full_turn_limit=setup.full_turn_limit)
-    ours = LocalGame(seconds_per_player=None, **limits, starting_fen=setup.starting_fen)
+    events: dict[bool, list[Observation]] = {chess.WHITE: [], chess.BLACK: []}
+    ours = LocalGame(
+        seconds_per_player=None, **limits, starting_fen=setup.starting_fen, observer=lambda c, e: events[c].append(e)
+    )
     theirs = reconchess.LocalGame(seconds_per_player=None, **limits)
     if setup.starting_fen is not None:
         theirs.board = chess.Board(setup.starting_fen)
@@ -195,6 +228,12 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
             counts["refused sense"] += 1
         square = None if rng.random() < 0.1 else int(rng.integers(64))
         assert ours.sense(square) == theirs.sense(square)
+
+        if rng.random() < 0.005:  # the mover resigns after sensing
+            for game in (ours, theirs):
+                game.resign()
+            counts["resignation"] += 1
+            continue
 
         board = theirs.board
         if rng.random() < 0.03:
@@ -230,7 +269,15 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
     assert ours.board.fen(en_passant="fen") == theirs.board.fen(en_passant="fen")
     ours_history, theirs_history = ours.get_game_history(), theirs.get_game_history()
     assert ours_history is not None and theirs_history is not None
-    assert ours_history.to_json() == json.dumps(theirs_history, cls=GameHistoryEncoder)
+    text = ours_history.to_json()
+    assert text == json.dumps(theirs_history, cls=GameHistoryEncoder)
+    reloaded = GameHistory.from_json(text)
+    for color in (chess.WHITE, chess.BLACK):  # what the game emitted = what its history (and its file) says
+        assert events[color] == ours_history.observations(color)
+        expected = events[color]
+        if not ours_history.has_move(Turn(chess.WHITE, 0)):  # a file keeps the start position only in White's first move
+            expected = [replace(expected[0], starting_fen=chess.STARTING_FEN), *expected[1:]]
+        assert reloaded.observations(color) == expected
 
 
 CASES = (
@@ -248,6 +295,7 @@ CASES = (
     WinReason.MOVE_LIMIT.name,
     WinReason.TURN_LIMIT.name,
     "ended unfinished",
+    WinReason.RESIGN.name,
 )
 
 
