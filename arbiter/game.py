@@ -31,13 +31,15 @@ What differs, none of it visible to a reconchess caller:
 - Each colour's observation events (:mod:`blindchess.arbiter.observations`) go to an
   optional `observer(color, event)` as they happen; they equal
   ``history.observations(color)``.
-- A non-`chess.Move` request raises `IllegalActionError` (reconchess fails with an
-  AttributeError); every refused action raises `IllegalActionError`, a ValueError.
+- A non-`chess.Move` request, or one with a square off the board, raises
+  `IllegalActionError` (reconchess fails with an AttributeError or IndexError); every
+  refused action raises `IllegalActionError`, a ValueError.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Generic, Optional
@@ -54,6 +56,11 @@ Observer = Callable[[Color, Observation], None]
 
 MoveOutcome = tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square]]
 """(requested move, taken move, capture square) as `Game.move` returns it."""
+
+
+def _is_square(value: object) -> bool:
+    """An int 0..63 (numpy integers included); python-chess would index its tables with anything."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= int(value) < 64
 
 
 class IllegalActionError(ValueError):
@@ -274,6 +281,10 @@ class LocalGame(Game, Generic[BoardT]):
         if requested_move is not None:
             if not isinstance(requested_move, chess.Move):
                 raise IllegalActionError(f"Requested move {requested_move!r} is not a chess.Move or None")
+            if not (_is_square(requested_move.from_square) and _is_square(requested_move.to_square)):
+                raise IllegalActionError(
+                    f"Requested move from {requested_move.from_square!r} to {requested_move.to_square!r} leaves the board"
+                )
             move = rules.normalize(board, requested_move)
             if not self._is_move_action(move):
                 raise IllegalActionError(f"Requested move {requested_move} was not in move_actions()")

@@ -146,6 +146,14 @@ _OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
 _OUT_OF_CLOCK = "ran out of clock"
 
 
+def _describe(move: Optional[chess.Move]) -> str:
+    """The move in UCI, or its raw fields when it has none (a square off the board)."""
+    try:
+        return str(move)
+    except (IndexError, TypeError):
+        return f"a chess.Move from {getattr(move, 'from_square', None)!r} to {getattr(move, 'to_square', None)!r}"
+
+
 def _increment(game: Game) -> float:
     return float(getattr(game, "seconds_increment", 0.0))
 
@@ -211,7 +219,7 @@ def play_move(
     except IllegalActionError as error:
         if referee is None:
             raise
-        raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {move}, not one of the move actions")) from error
+        raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {_describe(move)}, not one of the move actions")) from error
     if not end_turn_last:
         game.end_turn()
     try:
