@@ -67,7 +67,7 @@ def test_a_killed_stockfish_does_not_lose_the_game(color: chess.Color) -> None:
     bot = StockfishKillingFlagship(rng=11, kill_before_turns=(2, 5))
     opponent = RandomBot(rng=12)
     players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
-    game = LocalGame(seconds_per_player=30, seconds_increment=0, full_turn_limit=10)
+    game = LocalGame(seconds_per_player=60, seconds_increment=0, full_turn_limit=10)
     winner, reason, history = play_local_game(*players, game=game)
     assert bot.killed, "the game ended before Stockfish could be killed"
     assert bot.pids_after_kill - set(bot.killed), "no new Stockfish process was started after the kill"
