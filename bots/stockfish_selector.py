@@ -36,7 +36,7 @@ import chess.engine
 import numpy as np
 
 from blindchess.beliefs.base import Belief
-from blindchess.sensing.evoi import KING_VALUE, proxy_move_value
+from blindchess.sensing.evoi import KING_VALUE, proxy_move_value, threat_weights
 
 from .engine import Engine, EnginePool
 from .move_selection import MoveContext, RequestOutcome, outcome_of_request, weighted_unique_boards
@@ -69,9 +69,10 @@ class StockfishMoveSelector:
         exposure_penalty: subtracted from a move's score per unit probability that it leaves
             our king capturable on the safety sample (scores lie in [-1, 1], so 10 makes a
             3% risk of losing the king on the spot outweigh most positional differences).
-        threat_boost: on the safety sample, boards where our king is attacked right now weigh
-            this many times their belief weight: opponents who check (rushing bots) do so on
-            purpose, far more often than a uniform opponent-move model assumes.
+        threat_boost: boards where our king is attacked right now weigh this many times their
+            belief weight, boards where a square next to it is attacked a third of that extra
+            (`blindchess.sensing.evoi.threat_weights`): rushing opponents aim there on purpose,
+            far more often than a uniform opponent-move model assumes.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
         reserve_seconds: clock never planned with (see the module docstring).
@@ -145,6 +146,8 @@ class StockfishMoveSelector:
         else:
             n_boards = max(2, min(self.boards, int(budget / 0.08)))
         boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
+        weights = weights * self._aggression(boards, color)
+        weights = weights / weights.sum()
         outcomes = [[outcome_of_request(board, move) for move in move_actions] for board in boards]
 
         king_odds = np.array([[o.captures_king for o in row] for row in outcomes], dtype=float).T @ weights
@@ -176,6 +179,9 @@ class StockfishMoveSelector:
         )
         return _pick(move_actions, scores, rng)
 
+    def _aggression(self, boards: list[chess.Board], color: chess.Color) -> np.ndarray:
+        return threat_weights(boards, color, self.threat_boost, 1.0 + (self.threat_boost - 1.0) / 3.0)
+
     def _limit(self, seconds: float) -> chess.engine.Limit:
         return chess.engine.Limit(time=seconds) if self.search_depth is None else chess.engine.Limit(depth=self.search_depth)
 
@@ -185,8 +191,7 @@ class StockfishMoveSelector:
         """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
         boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
         kings = [board.king(color) for board in boards]
-        threatened = np.array([king is not None and board.is_attacked_by(not color, king) for board, king in zip(boards, kings)])
-        weights = weights * np.where(threatened, self.threat_boost, 1.0)
+        weights = weights * self._aggression(boards, color)
         weights = weights / max(weights.sum(), 1e-12)
         exposed = np.zeros(len(move_actions))
         for board, weight, king in zip(boards, weights, kings):

@@ -69,9 +69,41 @@ def proxy_move_value(board: chess.Board, move: Optional[chess.Move], color: Colo
     return value
 
 
-def _king_attacked(board: chess.Board, color: Color) -> bool:
-    king = board.king(color)
-    return king is not None and board.is_attacked_by(not color, king)
+def threat_levels(boards: Sequence[chess.Board], color: Color) -> np.ndarray:
+    """Per board: 2 where `color`'s king is attacked right now, 1 where a square next to it is, else 0."""
+    result = np.zeros(len(boards), dtype=np.int64)
+    for i, board in enumerate(boards):
+        king = board.king(color)
+        if king is None:
+            continue
+        if board.is_attacked_by(not color, king):
+            result[i] = 2
+        elif any(board.is_attacked_by(not color, square) for square in chess.SquareSet(chess.BB_KING_ATTACKS[king])):
+            result[i] = 1
+    return result
+
+
+def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: float = 4.0, zone_boost: float = 2.0) -> np.ndarray:
+    """Per board, how much more likely an aggressive opponent makes it than a uniform move model.
+
+    `king_boost` where `color`'s king is attacked right now, `zone_boost` where a square next
+    to it is, else 1 (see `threat_levels`). Rushing bots (AttackerBot's scripted mates, a
+    knight hunting the king) head for exactly these boards; weighting them up makes planners
+    look and selectors defend before the threat lands, at the price of some caution against
+    quiet opponents.
+    """
+    return np.array([1.0, zone_boost, king_boost])[threat_levels(boards, color)]
+
+
+def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:
+    """Mutual information (bits) between a window's outcome and the threat level: H(T) - H(T | O)."""
+    joint = np.bincount(labels * 3 + levels, weights=weights, minlength=3 * n_labels).reshape(n_labels, 3)
+    return _entropy_bits(joint.sum(axis=0)) - (_entropy_bits(joint.ravel()) - _entropy_bits(joint.sum(axis=1)))
+
+
+def _entropy_bits(mass: np.ndarray) -> float:
+    p = mass[mass > 0] / max(mass.sum(), 1e-300)
+    return float(-(p * np.log2(p)).sum())
 
 
 def move_value_matrix(boards: Sequence[chess.Board], moves: Sequence[Optional[chess.Move]], color: Color) -> np.ndarray:
@@ -100,14 +132,22 @@ class ValueOfInformationSensePlanner:
         boards: how many boards to draw from the belief (the proxy is per board and move).
         information_weight: pawns of value per bit of information gain added to the score.
         threat_boost: sampled boards where our king is attacked right now weigh this many times
-            more (opponents check on purpose; see `StockfishMoveSelector`).
+            more, and a third of that extra where a square next to it is (see `threat_weights`).
+        threat_weight: pawns of value per bit of information about the threat level
+            (`threat_levels`): the proxy only looks one move ahead, so a mate being prepared
+            next to our king (a queen and bishop aiming at f7) shows here, not in the VOI.
         max_boards: the information gain reads at most this many boards (subsampled by weight).
     """
 
     name = "evoi"
 
     def __init__(
-        self, boards: int = 48, information_weight: float = 0.5, max_boards: int = DEFAULT_MAX_BOARDS, threat_boost: float = 4.0
+        self,
+        boards: int = 48,
+        information_weight: float = 0.5,
+        max_boards: int = DEFAULT_MAX_BOARDS,
+        threat_boost: float = 4.0,
+        threat_weight: float = 4.0,
     ) -> None:
         if boards < 1:
             raise ValueError(f"boards must be >= 1, got {boards!r}")
@@ -115,6 +155,7 @@ class ValueOfInformationSensePlanner:
         self.information_weight = information_weight
         self.max_boards = max_boards
         self.threat_boost = threat_boost
+        self.threat_weight = threat_weight
 
     def choose_sense(
         self,
@@ -128,8 +169,8 @@ class ValueOfInformationSensePlanner:
         centres = undominated(sense_actions)
         if not boards or not centres:
             return fallback_sense(sense_actions, rng)
-        threatened = np.array([_king_attacked(board, context.color) for board in boards])
-        weights = np.where(threatened, self.threat_boost, 1.0)
+        levels = threat_levels(boards, context.color)
+        weights = np.array([1.0, 1.0 + (self.threat_boost - 1.0) / 3.0, self.threat_boost])[levels]
         weights = weights / weights.sum()
         outcomes = WindowOutcomes(board_grid(boards), centres)
         grid, grid_weights = belief_grid(belief, rng, self.max_boards)
@@ -137,7 +178,9 @@ class ValueOfInformationSensePlanner:
         moves: list[Optional[chess.Move]] = [None, *context.move_actions]
         values = move_value_matrix(boards, moves, context.color)
         scores = np.array([
-            (0.0 if item is None else value_of_information(item[0], item[1], weights, values))
+            0.0 if item is None
+            else value_of_information(item[0], item[1], weights, values)
+            + self.threat_weight * threat_information(item[0], item[1], weights, levels)
             for item in outcomes.labels
         ]) + self.information_weight * gains
         if scores.max() <= 0:
