@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs import BoardSet
 from blindchess.sensing import make_planner
 
 from .belief_bot import BeliefBot

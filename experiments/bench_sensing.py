@@ -27,7 +27,7 @@ import numpy as np
 
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs import BoardSet
 from blindchess.sensing import EntropySensePlanner, SenseContext
 from blindchess.sensing.windows import WINDOWS
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game, rules
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs import BoardSet
 from blindchess.bots.presets import PRESETS, capped_board_set
 from blindchess.bots.trout_bot import TroutBot
 from blindchess.sensing import PLANNERS, SenseContext, make_planner

@@ -8,7 +8,7 @@ import pytest
 
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
-from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs import BoardSet
 from blindchess.bots.move_selection import MoveContext, outcome_of_request
 from blindchess.bots.stockfish_selector import StockfishMoveSelector
 
