@@ -171,10 +171,12 @@ class BoardSet:
         white = 1 if self._color == chess.BLACK else 0
         own_occ = self._own_occupied()
         weighted = self.move_model is not None
-        capacity = min(_CHUNK_ROWS, max(kernels.MAX_CHILDREN, parents * 48))
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         children, start = 0, 0
         while start < parents:
+            capacity = min(_CHUNK_ROWS, (parents - start) * 48 + kernels.MAX_CHILDREN)
+            if self.max_boards is not None:  # stop within one parent's children of the cap
+                capacity = min(capacity, self.max_boards - children + kernels.MAX_CHILDREN)
             out = (
                 np.empty((capacity, 6), dtype=np.uint64),
                 np.empty(capacity, dtype=np.uint8),
@@ -253,6 +255,7 @@ class BoardSet:
             if taken is not None or capture is not None:
                 raise InconsistentObservationError(f"{event!r}: a pass cannot move or capture")
             self._ep[:] = -1
+            self._merge_duplicates()
             return
         piece = next((t for t in range(6) if self._own[t] & BIT[requested.from_square]), None)
         if piece is None:
@@ -270,6 +273,7 @@ class BoardSet:
                 raise InconsistentObservationError(f"{event!r}: an illegal move cannot capture")
             self._keep(out_dst == -1)
             self._ep[:] = -1
+            self._merge_duplicates()
             return
         if taken.from_square != requested.from_square or taken.promotion != requested.promotion:
             self._keep(np.zeros(n, dtype=bool))
@@ -293,8 +297,11 @@ class BoardSet:
         if piece == 5 and abs(dst - src) == 2:
             rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
             self._own[3] = (self._own[3] & ~BIT[rook_src]) | BIT[rook_dst]
-        if capture is not None:
-            self._opp, self._castling, self._ep, self._weights = self._dedup(self._opp, self._castling, self._ep, self._weights)
+        self._merge_duplicates()
+
+    def _merge_duplicates(self) -> None:
+        """Our move can make boards equal (a capture, or en passant and castling state overwritten): merge them."""
+        self._opp, self._castling, self._ep, self._weights = self._dedup(self._opp, self._castling, self._ep, self._weights)
 
     def _own_board(self) -> chess.Board:
         """A board holding only our pieces (what we know for sure), our side to move."""

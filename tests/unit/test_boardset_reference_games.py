@@ -53,6 +53,7 @@ def test_fast_equals_reference_after_every_event(chunk: int) -> None:
                 if len(reference) <= REFERENCE_LIMIT:
                     reference.update(event)
                     assert fast.keys() == reference.keys(), (record["seed"], color, event)
+                    assert len(fast) == len(reference)
                     compared_events += 1
                 if isinstance(event, OpponentMoved) and history.has_move(Turn(color, own_turns)):
                     truth = history.truth_board_before_move(Turn(color, own_turns))
