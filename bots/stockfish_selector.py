@@ -90,8 +90,8 @@ class StockfishMoveSelector:
         worst_case_weight: float = 0.3,
         king_capture_threshold: float = 0.5,
         safety_boards: int = 160,
-        exposure_penalty: float = 30.0,
-        threat_boost: float = 8.0,
+        exposure_penalty: float = 10.0,
+        threat_boost: float = 4.0,
         engines: int = 1,
         moves_to_go: int = 30,
         reserve_seconds: float = 8.0,
@@ -163,7 +163,7 @@ class StockfishMoveSelector:
             return _pick(move_actions, proxy_score, rng)
 
         remaining = budget - (time.monotonic() - started)
-        candidates = self._candidates(boards, move_actions, proxy_score, exposure, remaining * 0.3)
+        candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3)
         remaining = budget - (time.monotonic() - started)
         evaluations = [(i, j) for j in candidates for i in range(len(boards))]
         per_position = max(0.004, min(0.1, remaining * self.engines / max(1, len(evaluations)) * 0.7))
@@ -204,14 +204,9 @@ class StockfishMoveSelector:
         return exposed
 
     def _candidates(
-        self,
-        boards: list[chess.Board],
-        move_actions: list[chess.Move],
-        proxy_score: np.ndarray,
-        exposure: np.ndarray,
-        seconds: float,
+        self, boards: list[chess.Board], move_actions: list[chess.Move], proxy_score: np.ndarray, seconds: float
     ) -> list[int]:
-        """Indices of the moves worth scoring: Stockfish's choice per board, the two safest moves, then the proxy's best."""
+        """Indices of the moves worth scoring: Stockfish's choice per board, then the proxy's best."""
         index = {move: j for j, move in enumerate(move_actions)}
         chosen: list[int] = []
         limit = self._limit(max(0.005, min(0.1, seconds / max(1, len(boards)))))
@@ -222,10 +217,6 @@ class StockfishMoveSelector:
                 move = _engine_move(engine, board, limit)
                 if move is not None and move in index and index[move] not in chosen:
                     chosen.append(index[move])
-        if exposure.max() > 0:
-            for j in np.argsort(exposure, kind="stable")[:2]:
-                if int(j) not in chosen:
-                    chosen.append(int(j))
         for j in np.argsort(-proxy_score, kind="stable"):
             if len(chosen) >= self.candidates:
                 break

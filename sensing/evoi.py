@@ -146,8 +146,8 @@ class ValueOfInformationSensePlanner:
         boards: int = 48,
         information_weight: float = 0.5,
         max_boards: int = DEFAULT_MAX_BOARDS,
-        threat_boost: float = 8.0,
-        threat_weight: float = 20.0,
+        threat_boost: float = 4.0,
+        threat_weight: float = 4.0,
     ) -> None:
         if boards < 1:
             raise ValueError(f"boards must be >= 1, got {boards!r}")
