@@ -15,8 +15,8 @@ board); updates are, with ``B`` the set and ``w`` the weights:
 
       B' = { T(s, t) : s in B, revise(s, r) = t, capsq(s, t) = c }
 
-Size cap and backlog: an opponent turn expands parents in chunks; once the children
-reach ``max_boards`` the parents not yet expanded go to a backlog with the index of
+Size cap and backlog: an opponent turn expands parents in order; once the children
+generated (before merging duplicates) reach ``max_boards`` the parents not yet expanded go to a backlog with the index of
 the event they missed, and ``is_exact`` turns false. When an update would empty the
 set, the backlog is replayed (oldest first) through every event since; only when
 set and backlog are both exhausted is `InconsistentObservationError` raised.
@@ -189,22 +189,19 @@ class BoardSet:
             parts.append(tuple(a[:k] for a in out))  # type: ignore[arg-type]
             children += k
             if self.max_boards is not None and children >= self.max_boards and start < parents:
-                parts = [self._dedup(*self._concat(parts))]
-                children = len(parts[0][0])
-                if children >= self.max_boards:
-                    self._backlog.append(
-                        _BacklogEntry(
-                            event_index,
-                            self._own.copy(),
-                            self._turn,
-                            self._opp[start:].copy(),
-                            self._castling[start:].copy(),
-                            self._ep[start:].copy(),
-                            self._weights[start:].copy(),
-                        )
+                self._backlog.append(
+                    _BacklogEntry(
+                        event_index,
+                        self._own.copy(),
+                        self._turn,
+                        self._opp[start:].copy(),
+                        self._castling[start:].copy(),
+                        self._ep[start:].copy(),
+                        self._weights[start:].copy(),
                     )
-                    logger.info("board set capped at %d boards; %d parents to the backlog", children, parents - start)
-                    break
+                )
+                logger.info("board set capped at %d boards; %d parents to the backlog", children, parents - start)
+                break
         self._opp, self._castling, self._ep, self._weights = self._dedup(*self._concat(parts))
 
     @staticmethod

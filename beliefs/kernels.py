@@ -298,11 +298,13 @@ def unique_rows(opp, castling, ep, weights, sum_weights):
     When ``sum_weights`` is false the first occurrence keeps its own weight.
     """
     n = opp.shape[0]
-    size = 1
+    size, bits = 2, 1
     while size < 2 * n + 2:
         size *= 2
+        bits += 1
     mask = np.uint64(size - 1)
-    table = np.full(size, -1, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    table = np.full(size, -1, dtype=np.int32)
     keep = np.empty(n, dtype=np.int64)
     out_w = weights.copy()
     m = 0
@@ -311,11 +313,11 @@ def unique_rows(opp, castling, ep, weights, sum_weights):
         for t in range(6):
             h = (h ^ opp[i, t]) * _MIX
             h ^= h >> _SHIFT_MIX
-        slot = h & mask
+        slot = h >> shift  # the high bits of a multiplicative hash are the well-mixed ones
         while True:
             j = table[slot]
             if j < 0:
-                table[slot] = i
+                table[slot] = np.int32(i)
                 keep[m] = i
                 m += 1
                 break

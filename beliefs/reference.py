@@ -38,6 +38,17 @@ class ReferenceBoardSet:
         self._color: Optional[chess.Color] = None
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
 
+    @classmethod
+    def from_boards(cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = None) -> ReferenceBoardSet:
+        """A reference set holding `boards` (equally likely) for the player of `color` (for tests and benchmarks)."""
+        belief = cls(move_model)
+        belief._color = color
+        belief._boards = {}
+        for board in boards:
+            belief._add(belief._boards, board, 1.0)
+        belief._boards = belief._normalised(belief._boards)
+        return belief
+
     @property
     def is_exact(self) -> bool:
         return True

@@ -1,0 +1,104 @@
+"""How much faster is the compact BoardSet than the chess.Board reference, per update kind?
+
+One run, one core: a random-action game (seeded) is followed as Black until the set
+holds a few thousand boards; the next opponent turn, sense and own move are then
+applied to the fast set (all boards) and to the reference (a random subset of
+``--reference-boards`` boards holding the truth), and rates are compared. The same
+is repeated on a set of at least a million boards (fast set only; the expansion of
+that set runs until the cap, so the rate counts the children actually produced).
+
+    python3 experiments/bench_boardset.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import chess
+import numpy as np
+
+from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved
+from blindchess.beliefs import BoardSet, ReferenceBoardSet
+from blindchess.beliefs.random_games import ObservedGame, play_random_game
+
+
+def _timed(action: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def _state_with_size(min_boards: int, seed: int, max_boards: int | None) -> tuple[ObservedGame, BoardSet, int, chess.Board]:
+    """Follow random games as Black until, before an opponent turn, the set holds >= min_boards boards.
+
+    Returns the game, the set, the index of the next event (an OpponentMoved) and the truth board then.
+    """
+    while True:
+        game = play_random_game(np.random.default_rng(seed), full_turn_limit=30, sense_probability=0.5)
+        events, truth = game.events[chess.BLACK], game.truth[chess.BLACK]
+        belief = BoardSet(max_boards=max_boards)
+        for index, event in enumerate(events):
+            belief.update(event)
+            if isinstance(event, GameEnded):
+                break
+            nxt = events[index + 1]
+            if isinstance(event, MoveResult) and isinstance(nxt, OpponentMoved) and len(belief) >= min_boards:
+                if isinstance(events[index + 3], MoveResult) and belief.is_exact:
+                    return game, belief, index + 1, truth[index]
+            if len(belief) > 40 * max(min_boards, 1):
+                break
+        seed += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=3000, help="set size for the comparison with the reference")
+    parser.add_argument("--reference-boards", type=int, default=300)
+    parser.add_argument("--big", type=int, default=1_000_000, help="size of the large set")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+
+    warm = BoardSet()  # compile (or load the cached) kernels outside the timings
+    game, warm, index, _ = _state_with_size(10, args.seed, None)
+    for event in game.events[chess.BLACK][index : index + 3]:
+        warm.update(event)
+
+    game, fast, index, truth = _state_with_size(args.boards, args.seed, None)
+    opponent_moved, sense, own_move = game.events[chess.BLACK][index : index + 3]
+    parents = list(fast.boards())
+    subset = [parents[i] for i in rng.choice(len(parents), size=min(args.reference_boards, len(parents)), replace=False)]
+    reference = ReferenceBoardSet.from_boards(chess.BLACK, subset + [truth])
+    print(f"set: {len(fast):,} boards ({fast.nbytes_per_board} bytes per board); reference subset: {len(reference):,} boards")
+    print(f"{'update':<22}{'fast/s':>16}{'reference/s':>16}{'ratio':>10}")
+    rows = [("expand (children)", opponent_moved), ("sense (boards in)", sense), ("own move (boards in)", own_move)]
+    for name, event in rows:
+        fast_in, reference_in = len(fast), len(reference)
+        fast_time = _timed(lambda: fast.update(event))
+        reference_time = _timed(lambda: reference.update(event))
+        fast_count = len(fast) if event is opponent_moved else fast_in
+        reference_count = len(reference) if event is opponent_moved else reference_in
+        fast_rate, reference_rate = fast_count / fast_time, reference_count / reference_time
+        print(f"{name:<22}{fast_rate:>16,.0f}{reference_rate:>16,.0f}{fast_rate / reference_rate:>9.0f}x")
+
+    game, big, index, _ = _state_with_size(args.big, args.seed, None)
+    opponent_moved, sense, own_move = game.events[chess.BLACK][index : index + 3]
+    print(f"\nlarge set: {len(big):,} boards, {big.nbytes_per_board} bytes per board")
+    capped = big.copy()
+    capped.max_boards = 4 * len(big)
+    expand_time = _timed(lambda: capped.update(opponent_moved))
+    print(f"expand until the {capped.max_boards:,} cap: {len(capped):,} children in {expand_time:.2f} s = {len(capped) / expand_time:,.0f}/s")
+    big_exact = big.copy()
+    big_exact.update(opponent_moved)
+    boards_in = len(big_exact)
+    sense_time = _timed(lambda: big_exact.update(sense))
+    print(f"sense filter: {boards_in:,} boards in {sense_time:.3f} s = {boards_in / sense_time:,.0f}/s")
+    boards_in = len(big_exact)
+    move_time = _timed(lambda: big_exact.update(own_move))
+    print(f"own-move filter: {boards_in:,} boards in {move_time:.3f} s = {boards_in / move_time:,.0f}/s")
+
+
+if __name__ == "__main__":
+    main()
