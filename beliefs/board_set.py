@@ -241,7 +241,7 @@ class BoardSet:
             window_mask |= bit
             if piece is not None and piece.color != self._color:
                 expected[piece.piece_type - 1] |= bit
-        self._keep(np.all((self._opp & window_mask) == expected, axis=1))
+        self._keep(kernels.window_matches(self._opp, window_mask, expected))
 
     def _own_move(self, event: MoveResult) -> None:
         if self._turn != self._color:

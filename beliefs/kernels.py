@@ -286,6 +286,21 @@ def own_move_outcomes(opp, ep, castling, own_occ, white, piece, src, dst, out_ds
         out_capture[i] = captured
 
 
+@nb.njit(cache=True)
+def window_matches(opp, window_mask, expected):
+    """Per board: do the opponent's pieces inside ``window_mask`` equal ``expected`` (6 bitboards)?"""
+    n = opp.shape[0]
+    keep = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        ok = True
+        for t in range(6):
+            if (opp[i, t] & window_mask) != expected[t]:
+                ok = False
+                break
+        keep[i] = ok
+    return keep
+
+
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SHIFT_MIX = np.uint64(29)
 

@@ -19,7 +19,7 @@ from typing import Callable
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved
+from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet, ReferenceBoardSet
 from blindchess.beliefs.random_games import ObservedGame, play_random_game
 
@@ -83,21 +83,34 @@ def main() -> None:
         fast_rate, reference_rate = fast_count / fast_time, reference_count / reference_time
         print(f"{name:<22}{fast_rate:>16,.0f}{reference_rate:>16,.0f}{fast_rate / reference_rate:>9.0f}x")
 
-    game, big, index, _ = _state_with_size(args.big, args.seed, None)
-    opponent_moved, sense, own_move = game.events[chess.BLACK][index : index + 3]
-    print(f"\nlarge set: {len(big):,} boards, {big.nbytes_per_board} bytes per board")
-    capped = big.copy()
-    capped.max_boards = 4 * len(big)
-    expand_time = _timed(lambda: capped.update(opponent_moved))
-    print(f"expand until the {capped.max_boards:,} cap: {len(capped):,} children in {expand_time:.2f} s = {len(capped) / expand_time:,.0f}/s")
-    big_exact = big.copy()
-    big_exact.update(opponent_moved)
-    boards_in = len(big_exact)
-    sense_time = _timed(lambda: big_exact.update(sense))
+    big, opponent_moved, sense, own_move = _large_state(args.big, args.seed)
+    print(f"\nlarge set: {len(big):,} parents, {big.nbytes_per_board} bytes per board")
+    expand_time = _timed(lambda: big.update(opponent_moved))
+    print(f"expand: {len(big):,} children in {expand_time:.2f} s = {len(big) / expand_time:,.0f}/s (exact: {big.is_exact})")
+    boards_in = len(big)
+    sense_time = _timed(lambda: big.update(sense))
     print(f"sense filter: {boards_in:,} boards in {sense_time:.3f} s = {boards_in / sense_time:,.0f}/s")
-    boards_in = len(big_exact)
-    move_time = _timed(lambda: big_exact.update(own_move))
+    boards_in = len(big)
+    move_time = _timed(lambda: big.update(own_move))
     print(f"own-move filter: {boards_in:,} boards in {move_time:.3f} s = {boards_in / move_time:,.0f}/s")
+
+
+def _large_state(min_children: int, seed: int) -> tuple[BoardSet, OpponentMoved, SenseResult, MoveResult]:
+    """A set (as Black, opponent to move) whose next opponent turn yields >= min_children boards, and the next 3 events."""
+    while True:
+        game = play_random_game(np.random.default_rng(seed), full_turn_limit=30, sense_probability=0.5)
+        events = game.events[chess.BLACK]
+        belief = BoardSet(max_boards=None)
+        for index, event in enumerate(events[:-3]):
+            if isinstance(event, OpponentMoved) and index > 1:
+                probe = belief.copy()
+                probe.update(event)
+                if len(probe) >= min_children and isinstance(events[index + 2], MoveResult):
+                    return belief, event, events[index + 1], events[index + 2]  # type: ignore[return-value]
+                if len(probe) > 8 * min_children:
+                    break
+            belief.update(event)
+        seed += 1
 
 
 if __name__ == "__main__":
