@@ -401,7 +401,7 @@ class BoardSet:
         """Shannon entropy in bits: ``-sum_s p(s) log2 p(s)``."""
         p = self.weights()
         p = p[p > 0]
-        return float(-(p * np.log2(p)).sum())
+        return float(-(p * np.log2(p)).sum()) + 0.0  # + 0.0 turns -0.0 into 0.0
 
     def board(self, index: int) -> chess.Board:
         """Board ``index`` of the set as a `chess.Board`."""
