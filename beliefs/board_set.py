@@ -139,16 +139,39 @@ class BoardSet:
             self._recover(observation)
 
     def _start(self, event: GameStarted) -> None:
-        board = event.starting_board()
-        self._color = event.color
-        self._turn = board.turn
-        self._own = piece_bitboards(board, event.color)
-        self._opp = piece_bitboards(board, not event.color)[None, :].copy()
-        self._castling = np.array([castling_bits(board.castling_rights)], dtype=np.uint8)
-        self._ep = np.array([board.ep_square if board.ep_square is not None else -1], dtype=np.int8)
-        self._weights = np.ones(1)
+        self._load(event.color, [event.starting_board()])
         self._events = [event]
+
+    def _load(self, color: chess.Color, boards: list[chess.Board]) -> None:
+        first = boards[0]
+        self._color, self._turn = color, first.turn
+        self._own = piece_bitboards(first, color)
+        for board in boards:
+            if board.turn != first.turn or not np.array_equal(piece_bitboards(board, color), self._own):
+                raise ValueError(f"{board.fen()} differs from {first.fen()} in the side to move or in our pieces")
+        self._opp = np.array([piece_bitboards(board, not color) for board in boards], dtype=np.uint64)
+        self._castling = np.array([castling_bits(board.castling_rights) for board in boards], dtype=np.uint8)
+        self._ep = np.array([board.ep_square if board.ep_square is not None else -1 for board in boards], dtype=np.int8)
+        self._weights = np.ones(len(boards))
+        self._opp, self._castling, self._ep, self._weights = self._dedup(self._opp, self._castling, self._ep, self._weights)
         self._backlog = []
+
+    @classmethod
+    def from_boards(
+        cls, color: chess.Color, boards: list[chess.Board], max_boards: Optional[int] = 4_000_000,
+        move_model: Optional[OpponentMoveModel] = None,
+    ) -> BoardSet:
+        """A set holding `boards` (equally likely) for the player of `color`, as if observed so far.
+
+        The boards must agree on the side to move and on our pieces (`ValueError` otherwise).
+        For tests, benchmarks and beliefs that re-seed a set from known boards; a set built
+        this way has no event history, so its backlog (past the cap) starts here.
+        """
+        if not boards:
+            raise ValueError("from_boards needs at least one board")
+        belief = cls(max_boards=max_boards, move_model=move_model)
+        belief._load(color, boards)
+        return belief
 
     def _own_occupied(self) -> np.uint64:
         return np.bitwise_or.reduce(self._own)
@@ -287,6 +310,11 @@ class BoardSet:
         if piece == 5:
             cleared |= COLOR_CASTLING_BITS[1 if self._color == chess.WHITE else 0]
         self._castling &= ~np.uint8(cleared)
+        if capture is not None:
+            # A captured king takes its castling rights with it (python-chess drops them too),
+            # so the set agrees with the truth FEN at the end of a game.
+            kingless = self._opp[:, 5] == 0
+            self._castling[kingless] &= ~np.uint8(COLOR_CASTLING_BITS[0 if self._color == chess.WHITE else 1])
         double_push = piece == 0 and abs(dst - src) == 16
         self._ep[:] = (src + dst) // 2 if double_push else -1
         self._own[piece] &= ~BIT[src]
@@ -322,7 +350,7 @@ class BoardSet:
     def _replay(self, entry: _BacklogEntry, max_boards: Optional[int]) -> BoardSet:
         """A board set holding `entry`'s parents, run through every event from the one they missed."""
         replay = BoardSet(max_boards=max_boards, move_model=self.move_model)
-        replay._start(self._events[0])  # type: ignore[arg-type]
+        replay._color = self._color
         replay._events = list(self._events[: entry.event_index])
         replay._own, replay._turn = entry.own.copy(), entry.turn
         replay._opp, replay._castling, replay._ep, replay._weights = entry.opp, entry.castling, entry.ep, entry.weights
@@ -435,6 +463,20 @@ class BoardSet:
         castling = castling_bits(key[13])
         match = np.all(self._opp == opp, axis=1) & (self._castling == castling) & (self._ep == key[14])
         return bool(match.any())
+
+    def subset(self, indices: np.ndarray) -> BoardSet:
+        """A set of boards ``indices`` of this one, their weights kept, with no backlog.
+
+        For lockstep checks against the reference on sets too big for it, and for
+        beliefs that keep a sample of this set's boards.
+        """
+        self._require_started()
+        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
+        other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
+        other._opp, other._castling = self._opp[indices], self._castling[indices]
+        other._ep, other._weights = self._ep[indices], self._weights[indices]
+        other._events = list(self._events)
+        return other
 
     def copy(self) -> BoardSet:
         """An independent copy (arrays copied; backlog entries are immutable and shared)."""

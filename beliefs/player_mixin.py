@@ -20,6 +20,7 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, 
 from blindchess.arbiter.types import Color, Square, WinReason
 
 from .base import Belief
+from .board_set import BoardSet
 
 
 def sense_centre(window: list[tuple[Square, Optional[chess.Piece]]]) -> Optional[Square]:
@@ -48,12 +49,13 @@ class BeliefPlayerMixin:
     """Turns `Player` callbacks into observation events for ``self.belief``.
 
     Attributes:
-        belief_factory: builds a fresh belief for each game (class attribute or set in ``__init__``).
+        belief_factory: builds a fresh belief for each game; a class, or a function wrapped in
+            ``staticmethod`` when set on the class. Default: an exact `BoardSet`.
         belief: the belief of the current game, built in ``handle_game_start``.
         observations: the events fed to it so far.
     """
 
-    belief_factory: Callable[[], Belief]
+    belief_factory: Callable[[], Belief] = BoardSet
     belief: Belief
     observations: list[Observation]
 
