@@ -47,13 +47,20 @@ WIN, LOSS = 1.0, -1.0
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
-    """Stockfish's score as a value in [-1, 1] for `color` (a logistic in centipawns; mates near +-1)."""
+    """Stockfish's score as a value in [-1, 1] for `color`.
+
+    Centipawns go through a logistic scaled into (-0.95, 0.95); a mate in ``n`` is worth
+    ``0.999 - 0.001 n`` (down to 0.96), so any forced mate beats any material lead and a
+    shorter mate beats a longer one. Without the distance, every move of a won ending scored
+    the same and the bot shuffled a rook until the 50-move draw (a game against TroutBot).
+    """
     pov = score.pov(color)
     mate = pov.mate()
     if mate is not None:
-        return 0.95 if mate > 0 else -0.95
+        magnitude = 0.999 - 0.001 * min(abs(mate), 39)
+        return magnitude if pov > chess.engine.Cp(0) else -magnitude  # MateGiven has mate() == 0 too
     centipawns = pov.score(mate_score=100_000) or 0
-    return 2.0 / (1.0 + math.exp(-centipawns / 300.0)) - 1.0
+    return 0.95 * (2.0 / (1.0 + math.exp(-centipawns / 300.0)) - 1.0)
 
 
 class StockfishMoveSelector:

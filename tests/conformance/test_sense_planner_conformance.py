@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.base import Belief, WeightedBoards
 from blindchess.sensing import PLANNERS, SenseContext, SensePlanner, make_planner
 from blindchess.sensing.support import board_grid
@@ -141,3 +142,30 @@ def test_value_of_information_senses_the_threat_to_act_on() -> None:
     context = SenseContext(color=chess.WHITE, move_actions=tuple(chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").pseudo_legal_moves))
     square = make_planner("evoi").choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(0), context)
     assert square is not None and (chess.E2 in WINDOWS[square] or chess.B7 in WINDOWS[square])
+
+
+def test_value_of_information_sees_threats_held_by_one_board_in_two_hundred() -> None:
+    # Our king on e1 is boxed in by its own pieces. 198 boards: a black knight somewhere on the
+    # far side and a rook whose file is uncertain (informative, harmless). 2 boards: the knight
+    # is on d3 or on f3, checking the king; e2xd3 or e2xf3 saves it, but only knowing which.
+    # A plain 48-board draw misses both boards four times in ten (it sensed b6, the rook's file,
+    # on all ten seeds); the stratified draw keeps them, and a window on a threat wins (9 of 10;
+    # the draw that estimates the threats' mass varies with the seed).
+    own = "7k/8/8/8/8/8/3PPP2/3QKB2 w - - 0 1"
+    boards, far = [], ["a8", "b8", "c8", "d8", "e8", "f8", "g8", "a7", "b7", "c7"]
+    for i in range(198):
+        board = chess.Board(own)
+        board.set_piece_at(chess.parse_square(far[i % len(far)]), chess.Piece(chess.KNIGHT, chess.BLACK))
+        board.set_piece_at(chess.parse_square(["a5", "b5", "c5", "d5"][i % 4]), chess.Piece(chess.ROOK, chess.BLACK))
+        boards.append(board)
+    for knight in (chess.D3, chess.F3):
+        threat = chess.Board(own)
+        threat.set_piece_at(knight, chess.Piece(chess.KNIGHT, chess.BLACK))
+        threat.set_piece_at(chess.A5, chess.Piece(chess.ROOK, chess.BLACK))
+        boards.append(threat)
+    belief = ListBelief(boards)
+    context = SenseContext(color=chess.WHITE, move_actions=tuple(move_actions(chess.Board(own))))
+    planner = make_planner("evoi")
+    chosen = [planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(seed), context) for seed in range(10)]
+    seen = [square for square in chosen if square is not None and {chess.D3, chess.F3} & set(WINDOWS[square])]
+    assert len(seen) >= 8, [chess.square_name(square) for square in chosen if square is not None]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import chess
+import chess.engine
 import numpy as np
 import pytest
 
@@ -60,3 +61,18 @@ def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: Stockf
     actions = rules.move_actions(chess.Board(fen))
     move = selector.choose_move(known_position(fen), actions, 0.5, np.random.default_rng(1), MoveContext(chess.WHITE, 0.0))
     assert move in actions
+
+
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
+def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess.Color) -> None:
+    from blindchess.bots.stockfish_selector import score_to_value
+
+    def value(score: chess.engine.Score) -> float:
+        return score_to_value(chess.engine.PovScore(score, color), color)
+
+    mates = [value(chess.engine.MateGiven), value(chess.engine.Mate(1)), value(chess.engine.Mate(5)), value(chess.engine.Mate(30))]
+    assert mates == sorted(mates, reverse=True) and len(set(mates)) == 4
+    assert min(mates) > value(chess.engine.Cp(5000)) > value(chess.engine.Cp(100)) > value(chess.engine.Cp(0)) == 0.0
+    assert value(chess.engine.Mate(-1)) < value(chess.engine.Mate(-10)) < value(chess.engine.Cp(-5000))
+    assert value(chess.engine.Mate(-0)) == -value(chess.engine.MateGiven)
+    assert all(-1.0 <= v <= 1.0 for v in mates)
