@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.arbiter.remote.cli_connect",
     "blindchess.arbiter.remote.cli_invite",
     "blindchess.arbiter.variants.cli_imcs",
+    "blindchess.arbiter.simulchess.cli",
     "blindchess.bots.cli_match",
     "blindchess.arbiter.cli_replay",
     "blindchess.bots.cli_playback",

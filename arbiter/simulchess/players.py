@@ -112,7 +112,7 @@ class SearchSimulBot:
 
 
 BOTS = {"random": RandomSimulBot, "search": SearchSimulBot}
-"""simulchess bots by name, as `blindchess match --variant simulchess` names them."""
+"""simulchess bots by name, as `blindchess simulchess` names them."""
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,27 @@ def test_search_bot_beats_the_random_bot() -> None:
 def test_unknown_bot_name_is_a_clear_error() -> None:
     with pytest.raises(SimulchessError, match="'stockfish'"):
         play_simulchess_match("stockfish", "random")
+
+
+def test_command_line_match_alternates_colours_and_counts_every_game() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "blindchess", "simulchess", "search", "random", "--games", "4", "--seed", "3"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout.splitlines()
+    games = [line for line in out if line.startswith("[")]
+    assert len(games) == 4
+    assert [line.split(" (white)")[0].split("] ")[1] for line in games] == ["search", "random", "search", "random"]
+    wins = {line.split(":")[0]: int(line.split(": ")[1].split()[0]) for line in out if line.endswith(" wins")}
+    draws = int(out[-1].split(": ")[1])
+    assert set(wins) == {"search", "random"} and sum(wins.values()) + draws == 4
+
+
+def test_command_line_rejects_an_unknown_bot() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "blindchess", "simulchess", "search", "nobody"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "nobody" in result.stderr
