@@ -11,7 +11,10 @@ from .base import (
     channel,
 )
 from .board_set import BoardSet
+from .hybrid import HybridBelief
+from .likelihood import ExactSensing, NoisySensing, SenseLikelihood
 from .move_model import MoveModelError, OpponentMoveModel
+from .particle_filter import ParticleFilter
 from .player_mixin import BeliefPlayerMixin
 from .reference import ReferenceBoardSet
 
@@ -21,11 +24,16 @@ __all__ = [
     "BeliefError",
     "BeliefPlayerMixin",
     "BoardSet",
+    "ExactSensing",
+    "HybridBelief",
     "InconsistentObservationError",
     "MoveModelError",
+    "NoisySensing",
     "NotInitialisedError",
     "OpponentMoveModel",
+    "ParticleFilter",
     "ReferenceBoardSet",
+    "SenseLikelihood",
     "UnexpectedObservationError",
     "WeightedBoards",
     "channel",

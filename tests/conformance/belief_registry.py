@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from blindchess.beliefs import Belief, BoardSet, OpponentMoveModel, ReferenceBoardSet
+from blindchess.beliefs import Belief, BoardSet, HybridBelief, NoisySensing, OpponentMoveModel, ParticleFilter, ReferenceBoardSet
 
 
 @dataclass(frozen=True)
@@ -24,4 +24,8 @@ BELIEF_FACTORIES: list[BeliefFactory] = [
     BeliefFactory("boardset", lambda: BoardSet(max_boards=None), exact=True),
     BeliefFactory("boardset-weighted", lambda: BoardSet(max_boards=None, move_model=OpponentMoveModel.capture_biased()), exact=True),
     BeliefFactory("reference", lambda: ReferenceBoardSet(), exact=True),
+    # is_exact holds only until the first resampling drops a board; small budgets force drops
+    BeliefFactory("particles-30", lambda: ParticleFilter(30, seed=1), exact=True),
+    BeliefFactory("particles-noisy", lambda: ParticleFilter(200, likelihood=NoisySensing(0.05), seed=1), exact=False),
+    BeliefFactory("hybrid-40", lambda: HybridBelief(switch_boards=40, particles=30, seed=1), exact=True),
 ]
