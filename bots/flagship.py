@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from blindchess.arbiter import Player
 
-from .presets import ValueOfInformationSenseBot
+from .presets import ValueOfInformationSenseBot, hybrid_belief
 
 
 class FlagshipBot(ValueOfInformationSenseBot):
     """The strongest `BeliefBot` preset (see the module docstring)."""
+
+
+class HybridFlagshipBot(FlagshipBot):
+    """The flagship on the hybrid belief (exact set while small, particles past it): `flagship-hybrid`."""
+
+    make_belief = staticmethod(hybrid_belief)
 
 
 def get_player() -> type[Player]:

@@ -7,9 +7,9 @@ class constructible with just ``rng``, so the registry and `blindchess match` ca
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
-from blindchess.beliefs import BoardSet
+from blindchess.beliefs import Belief, BoardSet, HybridBelief
 from blindchess.sensing import make_planner
 
 from .belief_bot import BeliefBot
@@ -25,6 +25,15 @@ def capped_board_set() -> BoardSet:
     return BoardSet(max_boards=BELIEF_CAP)
 
 
+HYBRID_SWITCH_BOARDS = 50_000
+HYBRID_PARTICLES = 5_000
+
+
+def hybrid_belief() -> HybridBelief:
+    """The hybrid belief for presets: exact up to `HYBRID_SWITCH_BOARDS` boards, `HYBRID_PARTICLES` particles past it."""
+    return HybridBelief(switch_boards=HYBRID_SWITCH_BOARDS, particles=HYBRID_PARTICLES)
+
+
 class PlannerPresetBot(BeliefBot):
     """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`.
 
@@ -35,9 +44,10 @@ class PlannerPresetBot(BeliefBot):
     """
 
     planner_name: ClassVar[str] = "eig"
+    make_belief: ClassVar[Callable[[], Belief]] = staticmethod(capped_board_set)
 
     def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(capped_board_set, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
+        super().__init__(self.make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
 
 
 class RandomSenseBot(PlannerPresetBot):

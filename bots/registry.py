@@ -32,6 +32,7 @@ BOTS: dict[str, str] = {
     "trout": "blindchess.bots.trout_bot:TroutBot",
     # BeliefBot presets (bots/presets.py; the ablation reaches all six through presets.PRESETS).
     "flagship": "blindchess.bots.flagship:FlagshipBot",
+    "flagship-hybrid": "blindchess.bots.flagship:HybridFlagshipBot",
     "belief-random": "blindchess.bots.presets:RandomSenseBot",
     "belief-eig": "blindchess.bots.presets:EntropySenseBot",
 }
