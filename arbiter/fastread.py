@@ -24,10 +24,7 @@ promoted, turn, castling rights, en-passant square, half-move clock, full-move n
 
 _RUNS = tuple(("1" * length, str(length)) for length in range(8, 1, -1))
 _SYMBOLS = (("P", "p"), ("N", "n"), ("B", "b"), ("R", "r"), ("Q", "q"), ("K", "k"))
-_CORNERS = (  # (colour slot in the key, king home, ((rook corner, letter), ...)) in python-chess's order
-    (6, chess.BB_E1, ((chess.BB_H1, "K"), (chess.BB_A1, "Q"))),
-    (7, chess.BB_E8, ((chess.BB_H8, "k"), (chess.BB_A8, "q"))),
-)
+_LETTERS = ((chess.BB_H1, "K"), (chess.BB_A1, "Q"), (chess.BB_H8, "k"), (chess.BB_A8, "q"))  # python-chess's order
 
 
 def position_key(board: chess.Board) -> PositionKey:
@@ -46,30 +43,97 @@ def fen_of_key(key: PositionKey) -> str:
     board without a move stack (and for any board whose rights are clean, which a game
     from a legal start keeps).
     """
-    white, black = key[6], key[7]
-    cells = ["1"] * 64
-    for pieces, (white_symbol, black_symbol) in zip(key[:6], _SYMBOLS):
-        for bb, symbol in ((pieces & white, white_symbol), (pieces & black, black_symbol)):
-            while bb:
-                lowest = bb & -bb
-                cells[lowest.bit_length() - 1] = symbol
-                bb ^= lowest
-    placement = "/".join(["".join(cells[start : start + 8]) for start in range(56, -8, -8)])
-    for run, digit in _RUNS:
-        placement = placement.replace(run, digit)
-    kings, rooks, promoted, rights = key[5], key[3], key[8], key[10]
-    castling = ""
-    for slot, home, corners in _CORNERS:
-        own = white if slot == 6 else black
-        if own & kings & ~promoted & home:
-            for corner, letter in corners:
-                if rights & rooks & own & corner:
-                    castling += letter
+    white, black, kings, promoted = key[6], key[7], key[5], key[8]
+    corner_rooks = key[10] & key[3] & _ROOK_CORNERS
+    if corner_rooks:
+        if not white & kings & ~promoted & chess.BB_E1:
+            corner_rooks &= ~chess.BB_RANK_1
+        if not black & kings & ~promoted & chess.BB_E8:
+            corner_rooks &= ~chess.BB_RANK_8
+        castling = _CASTLING_TEXT[corner_rooks & (white & chess.BB_RANK_1 | black & chess.BB_RANK_8)]
+    else:
+        castling = "-"
     ep_square = key[11]
     return (
-        f"{placement} {'w' if key[9] else 'b'} {castling or '-'} "
+        f"{_placement(key)} {'w' if key[9] else 'b'} {castling} "
         f"{chess.SQUARE_NAMES[ep_square] if ep_square is not None else '-'} {key[12]} {key[13]}"
     )
+
+
+_ROOK_CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
+# The castling field for each set of corner rooks that still carry rights, in python-chess's letter order.
+_CASTLING_TEXT = {
+    corners: "".join(letter for corner, letter in _LETTERS if corners & corner) or "-"
+    for corners in (
+        a1 | h1 | a8 | h8
+        for a1 in (0, chess.BB_A1) for h1 in (0, chess.BB_H1) for a8 in (0, chess.BB_A8) for h8 in (0, chess.BB_H8)
+    )
+}
+
+
+RANK_CACHE_LIMIT = 65536
+"""Rank texts remembered before the cache is emptied (bounds memory: a few MB at most)."""
+
+_rank_texts: dict[int, str] = {}
+_last_placement: Optional[tuple[PositionKey, list[str]]] = None  # the last key converted and its 8 rank texts
+
+
+def _placement(key: PositionKey) -> str:
+    """The FEN piece placement, rebuilding only the ranks that differ from the last key converted.
+
+    Why: a history converts its positions in play order, and one move changes at most two
+    ranks (a pass none), so diffing against the previous position skips most of the work.
+    Any previous key gives the right answer; a key from another game just differs in more
+    ranks. The memo is one tuple, swapped whole, so threads converting at once stay correct.
+    """
+    global _last_placement
+    last = _last_placement
+    if last is None:
+        changed = chess.BB_ALL
+        ranks = ["" for _ in range(8)]
+    else:
+        previous, previous_ranks = last
+        changed = (
+            (key[0] ^ previous[0]) | (key[1] ^ previous[1]) | (key[2] ^ previous[2]) | (key[3] ^ previous[3])
+            | (key[4] ^ previous[4]) | (key[5] ^ previous[5]) | (key[6] ^ previous[6]) | (key[7] ^ previous[7])
+        )  # fmt: skip
+        if not changed:
+            return "/".join(previous_ranks)
+        ranks = list(previous_ranks)
+    pawns, knights, bishops, rooks, queens, kings, white = key[0], key[1], key[2], key[3], key[4], key[5], key[6]
+    while changed:
+        rank = (changed & -changed).bit_length() - 1 >> 3
+        shift = 8 * rank
+        changed &= ~(255 << shift)
+        code = (
+            (pawns >> shift & 255) | (knights >> shift & 255) << 8 | (bishops >> shift & 255) << 16
+            | (rooks >> shift & 255) << 24 | (queens >> shift & 255) << 32 | (kings >> shift & 255) << 40
+            | (white >> shift & 255) << 48
+        )  # fmt: skip
+        text = _rank_texts.get(code)
+        ranks[7 - rank] = text if text is not None else _rank_text(code)
+    _last_placement = (key, ranks)
+    return "/".join(ranks)
+
+
+def _rank_text(code: int) -> str:
+    """One rank of a FEN placement from its packed code (a byte per piece type, then White's byte)."""
+    cells = ["1"] * 8
+    white = code >> 48
+    for index, (white_symbol, black_symbol) in enumerate(_SYMBOLS):
+        files = code >> (8 * index) & 255
+        while files:
+            lowest = files & -files
+            files ^= lowest
+            cells[lowest.bit_length() - 1] = white_symbol if white & lowest else black_symbol
+    text = "".join(cells)
+    for run, digit in _RUNS:
+        if run in text:
+            text = text.replace(run, digit)
+    if len(_rank_texts) >= RANK_CACHE_LIMIT:
+        _rank_texts.clear()
+    _rank_texts[code] = text
+    return text
 
 
 def fen(board: chess.Board) -> str:

@@ -60,6 +60,8 @@ MoveOutcome = tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square]
 
 def _is_square(value: object) -> bool:
     """An int 0..63 (numpy integers included); python-chess would index its tables with anything."""
+    if type(value) is int:  # the usual case, without the slower abstract-class check
+        return 0 <= value < 64
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= int(value) < 64
 
 
@@ -163,8 +165,11 @@ class LocalGame(Game, Generic[BoardT]):
         self._is_finished = False
         self._resignee: Optional[Color] = None
         self._sense_actions: list[Square] = rules.sense_actions(self.board)
+        self._sense_squares = frozenset(self._sense_actions)
         self._move_actions: Optional[list[chess.Move]] = None  # for the current position; None = not computed yet
         self._last_snapshot: Optional[tuple[Any, TruthFen]] = None  # the position after the last move
+        self._take_snapshot: Optional[Callable[[Any], Any]] = getattr(rules, "snapshot", None)
+        self._snapshot_fen: Optional[Callable[[Any], str]] = getattr(rules, "snapshot_fen", None)
 
     # ------------------------------------------------------------------ set-up and clocks
 
@@ -235,15 +240,14 @@ class LocalGame(Game, Generic[BoardT]):
         position before the next (unless the board was changed in between); other
         rules get a board copy and their `fen`.
         """
-        rules = self.rules
-        take_snapshot = getattr(rules, "snapshot", None)
+        take_snapshot = self._take_snapshot
         if take_snapshot is None:
-            return TruthFen(snapshot=rules.copy(self.board), to_fen=rules.fen)
+            return TruthFen(snapshot=self.rules.copy(self.board), to_fen=self.rules.fen)
         snapshot = take_snapshot(self.board)
         last = self._last_snapshot
         if reuse_last and last is not None and last[0] == snapshot:
             return last[1]
-        truth = TruthFen(snapshot=snapshot, to_fen=getattr(rules, "snapshot_fen"))
+        truth = TruthFen(snapshot=snapshot, to_fen=self._snapshot_fen)
         self._last_snapshot = (snapshot, truth)
         return truth
 
@@ -252,6 +256,13 @@ class LocalGame(Game, Generic[BoardT]):
         comparing ids runs in C where comparing moves calls a Python `__eq__` per element."""
         actions = self._current_move_actions()
         return id(move) in map(id, actions) or move in actions
+
+    def _is_sense_action(self, square: object) -> bool:
+        """`square in sense_actions`, by a set (an unhashable answer is simply not in it, as with the list)."""
+        try:
+            return square in self._sense_squares
+        except TypeError:
+            return square in self._sense_actions
 
     def opponent_move_results(self) -> Optional[Square]:
         return self.move_results
@@ -263,7 +274,7 @@ class LocalGame(Game, Generic[BoardT]):
         if square is None:
             window: list[tuple[Square, Optional[chess.Piece]]] = []
         else:
-            if square not in self._sense_actions:
+            if not self._is_sense_action(square):
                 raise IllegalActionError(f"LocalGame::sense({square}): {square} is not a valid square.")
             window = list(self.rules.sense(self.board, square))
         self._history.store_sense(self.turn, square, window)

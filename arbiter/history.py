@@ -335,8 +335,9 @@ class GameHistory:
     __hash__ = None  # type: ignore[assignment]  # mutable while a game records into it
 
     def _comparable(self) -> Any:
-        lists = _per_colour_lists(self)
-        return [lists[key] for key in _LIST_KEYS], self._winner_color, self._win_reason
+        document = self._document()
+        del document["white_name"], document["black_name"]
+        return document
 
     # ------------------------------------------------------------------ observations
 
@@ -387,9 +388,27 @@ class GameHistory:
     # ------------------------------------------------------------------ JSON
 
     def to_json(self) -> str:
-        """The history as reconchess 1.6.9's JSON text (same keys, order, encodings and separators)."""
+        """The history as reconchess 1.6.9's JSON text (same keys, order, encodings and separators).
+
+        Written directly rather than through ``json.dumps(self._document())`` (the reference
+        it equals, byte for byte): building a dict per piece seen and per move, only for the
+        encoder to take them apart again, cost more than the game itself.
+        """
+        white, black = self._records[chess.WHITE], self._records[chess.BLACK]
+        fields = ", ".join(
+            f'"{key}": {{"true": {_encode_column(key, white)}, "false": {_encode_column(key, black)}}}' for key in _LIST_KEYS
+        )
+        reason = "null" if self._win_reason is None else f'{{"type": "WinReason", "value": "{self._win_reason.name}"}}'
+        return (
+            f'{{"type": "GameHistory", "white_name": {json.dumps(self._white_name)}, '
+            f'"black_name": {json.dumps(self._black_name)}, {fields}, '
+            f'"winner_color": {json.dumps(self._winner_color)}, "win_reason": {reason}}}'
+        )
+
+    def _document(self) -> dict[str, Any]:
+        """The history as the JSON-ready dict reconchess's encoder builds (the reference `to_json` equals)."""
         lists = _per_colour_lists(self)
-        document = {
+        return {
             "type": "GameHistory",
             "white_name": self._white_name,
             "black_name": self._black_name,
@@ -397,7 +416,6 @@ class GameHistory:
             "winner_color": self._winner_color,
             "win_reason": None if self._win_reason is None else {"type": "WinReason", "value": self._win_reason.name},
         }
-        return json.dumps(document)
 
     def save(self, filename: str) -> None:
         """Write the history as reconchess does (`reconchess.GameHistory.from_file` reads it)."""
@@ -452,3 +470,48 @@ def _per_colour_lists(history: GameHistory) -> dict[str, tuple[list[Any], list[A
                 lists["fens_before_move"][slot].append(move.before.fen)
                 lists["fens_after_move"][slot].append(move.after.fen)
     return lists
+
+
+def _encode_column(key: str, records: list[TurnRecord]) -> str:
+    """One colour's list `key` of the JSON file, as ``json.dumps`` writes it."""
+    if key == "senses":
+        return json.dumps([record.sense.square for record in records if record.sense is not None])
+    if key == "sense_results":
+        windows = [_window_json(record.sense.result) for record in records if record.sense is not None]
+        return "[" + ", ".join(windows) + "]"
+    moves = [record.move for record in records if record.move is not None]
+    if key == "requested_moves":
+        return "[" + ", ".join([_move_json(move.requested_move) for move in moves]) + "]"
+    if key == "taken_moves":
+        return "[" + ", ".join([_move_json(move.taken_move) for move in moves]) + "]"
+    if key == "capture_squares":
+        return json.dumps([move.capture_square for move in moves])
+    if key == "fens_before_move":
+        return json.dumps([move.before.fen for move in moves])
+    return json.dumps([move.after.fen for move in moves])
+
+
+def _move_json(move: Optional[chess.Move]) -> str:
+    return "null" if move is None else '{"type": "Move", "value": "' + move.uci() + '"}'
+
+
+# Per square: the JSON text of the [square, piece] pair for no piece (index 0) and each piece
+# (index piece_type for White, piece_type + 6 for Black).
+_CELL_JSON = {
+    square: tuple(
+        json.dumps([square, None if code == 0 else {"type": "Piece", "value": chess.Piece((code - 1) % 6 + 1, code <= 6).symbol()}])
+        for code in range(13)
+    )
+    for square in chess.SQUARES
+}
+
+
+def _window_json(result: SenseResultList) -> str:
+    """``json.dumps(_encode_window(result))``, from precomputed cell texts (a window is at most 9 cells)."""
+    cells = []
+    for square, piece in result:
+        texts = _CELL_JSON.get(square) if type(square) is int else None
+        if texts is None:
+            return json.dumps(_encode_window(result))  # not a plain square: let the encoder judge it
+        cells.append(texts[0] if piece is None else texts[piece.piece_type + (0 if piece.color else 6)])
+    return "[" + ", ".join(cells) + "]"

@@ -37,6 +37,7 @@ from chess import (
 )
 
 from . import rules
+from .frozen_move import frozen_move
 
 _PUSH_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 _DIAGONAL_PROMOTIONS = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -48,9 +49,12 @@ _CASTLING = {
 }
 
 
-def _targets_low_to_high(attacks: int) -> tuple[tuple[int, int, bool], ...]:
-    """(target, its bitboard, on a back rank) for each square of `attacks`, low to high."""
-    return tuple((target, BB_SQUARES[target], bool(BB_SQUARES[target] & _BACK_RANKS)) for target in _low_to_high(attacks))
+def _subsets(bb: int) -> list[int]:
+    """Every subset of the squares of `bb` (as bitboards)."""
+    subsets = [0]
+    for square in _low_to_high(bb):
+        subsets += [subset | BB_SQUARES[square] for subset in subsets]
+    return subsets
 
 
 def _high_to_low(bb: int) -> list[int]:
@@ -71,16 +75,75 @@ def _low_to_high(bb: int) -> list[int]:
     return squares
 
 
-# Per colour and square: the pawn diagonals from that square (precomputed: the loop over them is the hot path).
+MovesOf = dict[int, tuple[Move, ...]]
+"""A target bitboard (the squares a piece or the pawns may go to) -> the moves, in generation order."""
+
+CACHE_LIMIT = 4096
+"""Entries per cache table before it is emptied: bounds memory (at most a few MB in all) whatever the games."""
+
+
+def _remember(table: MovesOf, key: int, moves: tuple[Move, ...]) -> tuple[Move, ...]:
+    if len(table) >= CACHE_LIMIT:
+        table.clear()
+    table[key] = moves
+    return moves
+
+
+def _piece_moves(origin: int, targets: int) -> tuple[Move, ...]:
+    """A non-pawn piece's moves from `origin` to each square of `targets`, high to low."""
+    moves_from = _PLAIN_MOVES[origin]
+    return _remember(_PIECE_MOVES[origin], targets, tuple([moves_from[target] for target in _high_to_low(targets)]))
+
+
+def _single_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
+    """Single pawn steps onto `targets`, high to low, each promotion spelled out (Q, R, B, N) on the last rank."""
+    step = -8 if turn == chess.WHITE else 8
+    moves: list[Move] = []
+    for target in _high_to_low(targets):
+        if BB_SQUARES[target] & _BACK_RANKS:
+            moves.extend(frozen_move(target + step, target, piece) for piece in _PUSH_PROMOTIONS)
+        else:
+            moves.append(_PLAIN_MOVES[target + step][target])
+    return _remember(_SINGLE_PUSHES[turn], targets, tuple(moves))
+
+
+def _double_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
+    step = -16 if turn == chess.WHITE else 16
+    return _remember(_DOUBLE_PUSHES[turn], targets, tuple([_PLAIN_MOVES[target + step][target] for target in _high_to_low(targets)]))
+
+
+def _diagonal_moves(pawn: int, targets: int) -> tuple[Move, ...]:
+    """A pawn's diagonals onto `targets`, low to high, each plain and then (last rank) N, B, R, Q."""
+    moves: list[Move] = []
+    for target in _low_to_high(targets):
+        moves.append(frozen_move(pawn, target))
+        if BB_SQUARES[target] & _BACK_RANKS:
+            moves.extend(frozen_move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
+    return tuple(moves)
+
+
+_PLAIN_MOVES = tuple(tuple(frozen_move(origin, target) for target in chess.SQUARES) for origin in chess.SQUARES)
+_PIECE_MOVES: tuple[MovesOf, ...] = tuple({} for _ in chess.SQUARES)  # per origin
+_SINGLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
+_DOUBLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
+# Per colour and pawn square: (the diagonal squares, {the free ones -> their moves}), every subset precomputed.
 _PAWN_DIAGONALS = {
-    color: tuple(_targets_low_to_high(BB_PAWN_ATTACKS[color][square]) for square in chess.SQUARES) for color in chess.COLORS
+    color: tuple(
+        (
+            BB_PAWN_ATTACKS[color][pawn],
+            {free: _diagonal_moves(pawn, free) for free in _subsets(BB_PAWN_ATTACKS[color][pawn])},
+        )
+        for pawn in chess.SQUARES
+    )
+    for color in chess.COLORS
 }
-_KNIGHT_TARGETS = tuple(tuple((target, BB_SQUARES[target]) for target in _high_to_low(BB_KNIGHT_ATTACKS[s])) for s in chess.SQUARES)
-_KING_TARGETS = tuple(tuple((target, BB_SQUARES[target]) for target in _high_to_low(BB_KING_ATTACKS[s])) for s in chess.SQUARES)
 
 
 def move_actions(board: chess.Board) -> list[chess.Move]:
     """The move actions of the side to move; equal (same order) to :func:`rules.move_actions`.
+
+    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`):
+    each piece's moves are looked up by the squares it may reach, built once and reused.
 
     >>> move_actions(chess.Board()) == rules.move_actions(chess.Board())
     True
@@ -91,64 +154,50 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
         return rules.move_actions(board)
     not_own = ~own
     pawns = board.pawns & own
-    knights, kings = board.knights, board.kings
+    jumpers = board.knights | board.kings
     diagonal_sliders, straight_sliders = board.bishops | board.queens, board.rooks | board.queens
     actions: list[chess.Move] = []
-    append = actions.append
+    extend = actions.extend
+    piece_moves = _PIECE_MOVES
 
     pieces = own & ~pawns
     while pieces:
         origin = pieces.bit_length() - 1
         bb = BB_SQUARES[origin]
         pieces ^= bb
-        if bb & (knights | kings):
-            for target, target_bb in (_KNIGHT_TARGETS if bb & knights else _KING_TARGETS)[origin]:
-                if not own & target_bb:
-                    append(Move(origin, target))
-            continue
-        attacks = 0
-        if bb & diagonal_sliders:
-            attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
-        if bb & straight_sliders:
-            attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
+        if bb & jumpers:
+            attacks = (BB_KNIGHT_ATTACKS if bb & board.knights else BB_KING_ATTACKS)[origin]
+        else:
+            attacks = 0
+            if bb & diagonal_sliders:
+                attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
+            if bb & straight_sliders:
+                attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
         targets = attacks & not_own
-        while targets:
-            target = targets.bit_length() - 1
-            append(Move(origin, target))
-            targets ^= BB_SQUARES[target]
+        moves = piece_moves[origin].get(targets)
+        extend(moves if moves is not None else _piece_moves(origin, targets))
 
-    if own & kings:
+    if own & board.kings:
         _append_castling(board, own, actions)
 
     if pawns:
         if turn == chess.WHITE:
             single = pawns << 8 & not_own
             double = single << 8 & not_own & (chess.BB_RANK_3 | chess.BB_RANK_4)
-            step = -8
         else:
             single = pawns >> 8 & not_own
             double = single >> 8 & not_own & (chess.BB_RANK_6 | chess.BB_RANK_5)
-            step = 8
-        for target in _high_to_low(single):
-            if BB_SQUARES[target] & _BACK_RANKS:
-                actions.extend(Move(target + step, target, piece) for piece in _PUSH_PROMOTIONS)
-            else:
-                append(Move(target + step, target))
-        for target in _high_to_low(double):
-            append(Move(target + 2 * step, target))
-
+        moves = _SINGLE_PUSHES[turn].get(single)
+        extend(moves if moves is not None else _single_push_moves(turn, single))
+        if double:
+            moves = _DOUBLE_PUSHES[turn].get(double)
+            extend(moves if moves is not None else _double_push_moves(turn, double))
         diagonals = _PAWN_DIAGONALS[turn]
         while pawns:
             lowest = pawns & -pawns
             pawns ^= lowest
-            pawn = lowest.bit_length() - 1
-            for target, target_bb, back_rank in diagonals[pawn]:
-                if own & target_bb:
-                    continue
-                append(Move(pawn, target))
-                if back_rank:
-                    for piece in _DIAGONAL_PROMOTIONS:
-                        append(Move(pawn, target, piece))
+            attacks, moves_by_free = diagonals[lowest.bit_length() - 1]
+            extend(moves_by_free[attacks & not_own])
     return actions
 
 
@@ -163,6 +212,8 @@ def _append_castling(board: chess.Board, own: int, actions: list[chess.Move]) ->
     if not own & board.kings & ~board.promoted & BB_SQUARES[home]:
         return
     rights = board.castling_rights & board.rooks & own & backrank
+    if not rights:
+        return
     king_square = king.bit_length() - 1
     for rook_square, king_target, rook_target in sides:
         rook = BB_SQUARES[rook_square]
@@ -171,4 +222,4 @@ def _append_castling(board: chess.Board, own: int, actions: list[chess.Move]) ->
         king_path = chess.between(king_square, king_target)
         rook_path = chess.between(rook_square, rook_target)
         if not (own ^ king ^ rook) & (king_path | rook_path | BB_SQUARES[king_target] | BB_SQUARES[rook_target]):
-            actions.append(Move(king_square, king_target))
+            actions.append(frozen_move(king_square, king_target))

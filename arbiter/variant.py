@@ -14,7 +14,7 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import chess
 
-from . import fastread, movegen, rules
+from . import fastpush, fastread, fastrevise, movegen, rules
 from .observations import SenseWindow
 from .types import Color, Square
 
@@ -108,13 +108,13 @@ class StandardRules:
         return rules.with_default_promotion(board, move)
 
     def revise(self, board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
-        return rules.revise_move(board, move)
+        return fastrevise.revise_move(board, move)  # equal to rules.revise_move, from bitboards
 
     def capture_square(self, board: chess.Board, move: Optional[chess.Move]) -> Optional[Square]:
-        return rules.capture_square_of_move(board, move)
+        return fastrevise.capture_square(board, move)  # equal to rules.capture_square_of_move
 
     def push(self, board: chess.Board, move: Optional[chess.Move]) -> None:
-        rules.push(board, move)
+        fastpush.push(board, move)  # equal to rules.push, without python-chess's undo stack
 
     def king_captured(self, board: chess.Board) -> Optional[Color]:
         return rules.king_captured(board)

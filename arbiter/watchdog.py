@@ -17,6 +17,7 @@ not swallow it.
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
 import time
 from typing import Optional
@@ -33,27 +34,24 @@ def _checkpoint() -> None:
     """Entering a Python function lets the interpreter deliver a pending asynchronous exception."""
 
 
-class Watchdog:
-    """Interrupts bot calls that overrun; `enter` before each callback, `leave` after.
+class DeadlineSlot:
+    """One thread's bot-call deadline; `enter` before each callback, `leave` after.
 
-    One thread serves every game in the process (see `shared_watchdog`), so starting
-    a game costs nothing. Entering costs one dict store and leaving one uncontended
-    lock, because the watchdog thread never needs waking: it polls every `REPEAT_S`,
-    so a deadline is enforced up to `REPEAT_S` late, which is fine for clocks measured
-    in seconds.
+    Entering is one attribute store; leaving takes the watchdog's (uncontended) lock once,
+    so that the watchdog never interrupts a thread that has already left the bot's code.
     """
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._windows: dict[int, float] = {}  # thread id -> deadline of the bot call it is in
-        self._fired: set[int] = set()  # threads interrupted in their current bot call
-        self._thread = threading.Thread(target=self._run, name="blindchess-watchdog", daemon=True)
-        self._thread.start()
+    __slots__ = ("thread_id", "deadline", "fired", "_lock")
+
+    def __init__(self, thread_id: int, lock: threading.Lock) -> None:
+        self.thread_id = thread_id
+        self.deadline = math.inf  # of the bot call the thread is in; inf outside bot calls
+        self.fired = False  # interrupted in its current bot call
+        self._lock = lock
 
     def enter(self, deadline: float) -> None:
-        """The current thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
-        self._windows[threading.get_ident()] = deadline
+        """The thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
+        self.deadline = deadline
 
     def leave(self) -> bool:
         """The bot call returned (or raised); True when it overran and was interrupted.
@@ -61,14 +59,48 @@ class Watchdog:
         Call it inside the ``try`` that catches `BotDeadlineExceeded`: an exception
         injected just before is delivered here at the latest.
         """
-        thread_id = threading.get_ident()
         with self._lock:
-            self._windows.pop(thread_id, None)
-            fired = thread_id in self._fired
-            self._fired.discard(thread_id)
+            self.deadline = math.inf
+            fired = self.fired
+            self.fired = False
         if fired:
             _checkpoint()
         return fired
+
+
+class Watchdog:
+    """Interrupts bot calls that overrun, through each thread's `DeadlineSlot`.
+
+    One thread serves every game in the process (see `shared_watchdog`), so starting
+    a game costs nothing, and it never needs waking: it polls every `REPEAT_S`, so a
+    deadline is enforced up to `REPEAT_S` late, which is fine for clocks measured in
+    seconds. A slot is kept per thread id the process has used (ids are reused, so
+    this stays as small as the number of threads alive at once).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._slots: dict[int, DeadlineSlot] = {}  # thread id -> its slot
+        self._thread = threading.Thread(target=self._run, name="blindchess-watchdog", daemon=True)
+        self._thread.start()
+
+    def slot(self) -> DeadlineSlot:
+        """The calling thread's slot."""
+        thread_id = threading.get_ident()
+        slot = self._slots.get(thread_id)
+        if slot is None:
+            with self._lock:
+                slot = self._slots.setdefault(thread_id, DeadlineSlot(thread_id, self._lock))
+        return slot
+
+    def enter(self, deadline: float) -> None:
+        """`slot().enter(deadline)`: the current thread is about to call into a bot."""
+        self.slot().enter(deadline)
+
+    def leave(self) -> bool:
+        """`slot().leave()`: the bot call returned; True when it overran and was interrupted."""
+        return self.slot().leave()
 
     def stop(self) -> None:
         """End the watchdog thread (for tests; the shared one runs as a daemon)."""
@@ -78,17 +110,14 @@ class Watchdog:
     def _run(self) -> None:
         while not self._stopping.wait(REPEAT_S):
             now = time.monotonic()
-            overdue = [thread_id for thread_id, deadline in list(self._windows.items()) if deadline <= now]
+            overdue = [slot for slot in list(self._slots.values()) if slot.deadline <= now]
             if not overdue:
                 continue
             with self._lock:
-                for thread_id in overdue:
-                    deadline = self._windows.get(thread_id)
-                    if deadline is not None and deadline <= now:  # still inside an overdue bot call
-                        self._fired.add(thread_id)
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                            ctypes.c_ulong(thread_id), ctypes.py_object(BotDeadlineExceeded)
-                        )
+                for slot in overdue:
+                    if slot.deadline <= now:  # still inside an overdue bot call
+                        slot.fired = True
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(slot.thread_id), ctypes.py_object(BotDeadlineExceeded))
 
 
 _shared: Optional[Watchdog] = None
