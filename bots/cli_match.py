@@ -10,6 +10,11 @@ saved as ``<run stamp>-<game no>-<white>-vs-<black>.json`` in ``--out``; names a
 exclusively, so concurrent matches never overwrite each other's files. Each progress line ends
 with the two bots' seeds (white/black): ``blindchess playback FILE BOT COLOR --seed S`` gives
 one of our bots the same randomness again, to reproduce what it did.
+
+``--resume`` finishes a match that was stopped part way (a long match at 120 s + 5 s runs for an
+hour or more): the same command with ``--resume`` counts every game whose history is already in
+``--out`` (matched by game number and bot names) and plays only the missing ones, with the seeds
+a full run would have given them. The summary covers all the games.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any, Optional, TextIO
 import chess
 import numpy as np
 
-from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
 
 from blindchess.arbiter.loading import PlayerLoadError
 
@@ -53,6 +58,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
     parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
     parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="count the games already saved in --out by an earlier run of this match and play only the rest",
+    )
     parser.set_defaults(run=run)
 
 
@@ -86,10 +96,13 @@ class MatchSummary:
     bots: tuple[BotRecord, BotRecord]
     reasons: Counter[str] = field(default_factory=Counter)
     turns: list[int] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # wall time of the games played in this run
     errors: int = 0
 
-    def record(self, white_index: int, winner: Optional[bool], reason: Optional[WinReason], turns: int, seconds: float) -> None:
+    def record(
+        self, white_index: int, winner: Optional[bool], reason: Optional[WinReason], turns: int, seconds: Optional[float]
+    ) -> None:
+        """Count one game; `seconds` is None for a game resumed from its saved history (no wall time kept)."""
         white, black = self.bots[white_index], self.bots[1 - white_index]
         white.games += 1
         black.games += 1
@@ -104,7 +117,8 @@ class MatchSummary:
             white.losses += 1
         self.reasons[reason.name if reason is not None else "NONE"] += 1
         self.turns.append(turns)
-        self.seconds.append(seconds)
+        if seconds is not None:
+            self.seconds.append(seconds)
 
     def table(self) -> str:
         """The summary as a plain-text table."""
@@ -123,10 +137,11 @@ class MatchSummary:
             rows.append(f"{'ERROR':<15}{self.errors:>5}")
         if self.turns:
             rows.append("")
-            rows.append(
-                f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted), "
-                f"{np.mean(self.seconds):.2f} s"
-            )
+            length = f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted)"
+            if self.seconds:
+                resumed = len(self.turns) - len(self.seconds)
+                length += f", {np.mean(self.seconds):.2f} s" + (f" (over the {len(self.seconds)} games played in this run)" if resumed else "")
+            rows.append(length)
         return "\n".join(rows)
 
 
@@ -147,6 +162,21 @@ def _safe_name(text: str) -> str:
     return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
 
 
+def _result(winner: Optional[bool], reason: Optional[WinReason], white_label: str, black_label: str) -> str:
+    won = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
+    return f"{won} by {reason.name if reason is not None else '-'}"
+
+
+def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHistory]:
+    """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
+    for path in sorted(out.glob(f"*-{game_stem}.json")):
+        try:
+            return GameHistory.from_file(str(path))
+        except Exception as error:  # a corrupt or half-written file: say so and play the game again
+            progress.write(f"--resume: cannot use {path} ({type(error).__name__}: {error}); playing that game again\n")
+    return None
+
+
 def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     """Play the match `args` describes, saving histories; returns the summary."""
     first, second = resolve_bot(args.white), resolve_bot(args.black)
@@ -162,6 +192,16 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         white_index = index % 2
         (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
         white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
+        game_stem = f"{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}"
+        saved = _saved_game(out, game_stem, progress) if args.resume else None
+        if saved is not None:
+            winner, reason = saved.get_winner_color(), saved.get_win_reason()
+            summary.record(white_index, winner, reason, saved.num_turns(), None)
+            progress.write(
+                f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
+                f"{_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
+            )
+            continue
         game = LocalGame(
             seconds_per_player=args.seconds,
             seconds_increment=args.increment,
@@ -181,12 +221,11 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         seconds = time.monotonic() - started
         turns = history.num_turns()
         summary.record(white_index, winner, reason, turns, seconds)
-        path = unique_history_path(out, f"{stamp}-{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}")
+        path = unique_history_path(out, f"{stamp}-{game_stem}")
         history.save(str(path))
-        result = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
         progress.write(
-            f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): {result}"
-            f" by {reason.name if reason is not None else '-'} after {turns} turns, {seconds:.1f} s,"
+            f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
+            f"{_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
             f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
         )
         progress.flush()

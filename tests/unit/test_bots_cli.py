@@ -81,6 +81,30 @@ def test_match_is_reproducible_by_seed(capsys, tmp_path):
     assert "random (1)" in first[1] and "random (2)" in first[1]
 
 
+def test_resumed_match_plays_only_the_missing_games_and_counts_them_all(capsys, tmp_path):
+    full = _match(capsys, tmp_path / "full", "random", "attacker", "--games", "3", "--seed", "7")
+    _match(capsys, tmp_path / "part", "random", "attacker", "--games", "2", "--seed", "7")
+    code, stdout, stderr, files = _match(capsys, tmp_path / "part", "random", "attacker", "--games", "3", "--seed", "7", "--resume")
+    assert code == 0 and len(files) == 3
+    assert stderr.count("(saved earlier)") == 2 and "[3/3]" in stderr
+    assert files[2].read_bytes() == full[3][2].read_bytes()  # the seeds a full run gives game 3
+    assert _table_rows(stdout) == _table_rows(full[1])  # the summary counts all three games
+    assert "over the 1 games played in this run" in stdout
+
+
+def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys, tmp_path):
+    _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9")
+    first = sorted((tmp_path / "games").glob("*-001-*.json"))[0]
+    intact = first.read_bytes()
+    first.write_text('{"type": "GameHistory", "sen')
+    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9", "--resume")
+    assert code == 0
+    assert f"cannot use {first}" in stderr and "playing that game again" in stderr
+    assert stderr.count("(saved earlier)") == 1
+    replayed = [file for file in files if "-001-" in file.name and file != first]
+    assert len(replayed) == 1 and replayed[0].read_bytes() == intact
+
+
 def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys, tmp_path):
     bot_file = tmp_path / "crashing_bot.py"
     bot_file.write_text(textwrap.dedent(CRASHING_BOT))
