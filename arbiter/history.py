@@ -395,6 +395,7 @@ class GameHistory:
         encoder to take them apart again, cost more than the game itself.
         """
         white, black = self._records[chess.WHITE], self._records[chess.BLACK]
+        _convert_in_play_order(white, black)
         fields = ", ".join(
             f'"{key}": {{"true": {_encode_column(key, white)}, "false": {_encode_column(key, black)}}}' for key in _LIST_KEYS
         )
@@ -472,6 +473,20 @@ def _per_colour_lists(history: GameHistory) -> dict[str, tuple[list[Any], list[A
     return lists
 
 
+def _convert_in_play_order(white: list[TurnRecord], black: list[TurnRecord]) -> None:
+    """Turn the truth snapshots into FENs in the order they were played.
+
+    Why: a FEN is built from the one converted before it, redoing only the ranks that
+    differ (see `blindchess.arbiter.fastread`); in play order that is one move's worth.
+    """
+    for index, record in enumerate(white):
+        if record.move is None:
+            break
+        record.move.before.fen, record.move.after.fen
+        if index < len(black) and black[index].move is not None:
+            black[index].move.after.fen  # type: ignore[union-attr]
+
+
 def _encode_column(key: str, records: list[TurnRecord]) -> str:
     """One colour's list `key` of the JSON file, as ``json.dumps`` writes it."""
     if key == "senses":
@@ -495,23 +510,23 @@ def _move_json(move: Optional[chess.Move]) -> str:
     return "null" if move is None else '{"type": "Move", "value": "' + move.uci() + '"}'
 
 
-# Per square: the JSON text of the [square, piece] pair for no piece (index 0) and each piece
-# (index piece_type for White, piece_type + 6 for Black).
-_CELL_JSON = {
-    square: tuple(
-        json.dumps([square, None if code == 0 else {"type": "Piece", "value": chess.Piece((code - 1) % 6 + 1, code <= 6).symbol()}])
-        for code in range(13)
-    )
+# The JSON text of each [square, piece] pair, at 13 * square + (0 for no piece, piece_type for White,
+# piece_type + 6 for Black).
+_CELL_JSON = tuple(
+    json.dumps([square, None if code == 0 else {"type": "Piece", "value": chess.Piece((code - 1) % 6 + 1, code <= 6).symbol()}])
     for square in chess.SQUARES
-}
+    for code in range(13)
+)
 
 
 def _window_json(result: SenseResultList) -> str:
     """``json.dumps(_encode_window(result))``, from precomputed cell texts (a window is at most 9 cells)."""
-    cells = []
-    for square, piece in result:
-        texts = _CELL_JSON.get(square) if type(square) is int else None
-        if texts is None:
-            return json.dumps(_encode_window(result))  # not a plain square: let the encoder judge it
-        cells.append(texts[0] if piece is None else texts[piece.piece_type + (0 if piece.color else 6)])
-    return "[" + ", ".join(cells) + "]"
+    cells = [
+        _CELL_JSON[13 * square + (0 if piece is None else piece.piece_type + (0 if piece.color else 6))]
+        if type(square) is int and 0 <= square < 64
+        else None
+        for square, piece in result
+    ]
+    if None in cells:
+        return json.dumps(_encode_window(result))  # not a plain square: let the encoder judge it
+    return "[" + ", ".join(cells) + "]"  # type: ignore[arg-type]

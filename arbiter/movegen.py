@@ -154,7 +154,8 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
         return rules.move_actions(board)
     not_own = ~own
     pawns = board.pawns & own
-    jumpers = board.knights | board.kings
+    knights = board.knights
+    jumpers = knights | board.kings
     diagonal_sliders, straight_sliders = board.bishops | board.queens, board.rooks | board.queens
     actions: list[chess.Move] = []
     extend = actions.extend
@@ -166,7 +167,7 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
         bb = BB_SQUARES[origin]
         pieces ^= bb
         if bb & jumpers:
-            attacks = (BB_KNIGHT_ATTACKS if bb & board.knights else BB_KING_ATTACKS)[origin]
+            attacks = (BB_KNIGHT_ATTACKS if bb & knights else BB_KING_ATTACKS)[origin]
         else:
             attacks = 0
             if bb & diagonal_sliders:

@@ -123,8 +123,11 @@ class Referee:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
         return BotFault(self.names[color], color, callback, problem, turn, trace, timed_out)
 
-    def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
-        """Call ``player.<callback>(*args)``; any exception or overrun becomes `BotFaultError`."""
+    def call(self, player: Any, color: Optional[Color], callback: str, *args: Any, timed: bool = True) -> Any:
+        """Call ``player.<callback>(*args)``; any exception or overrun becomes `BotFaultError`.
+
+        `color` is the player's colour; None means the player to move (looked up only on a fault).
+        """
         method: Callable[..., Any] = getattr(player, callback)
         slot = self._slot if timed else None
         try:
@@ -139,10 +142,12 @@ class Referee:
                 raise BotDeadlineExceeded()
             return result
         except BotDeadlineExceeded:
-            raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
+            who = self.mover if color is None else color
+            raise BotFaultError(self.fault(who, callback, _OUT_OF_CLOCK, timed_out=True)) from None
         except (Exception, SystemExit) as error:  # a bot calling sys.exit() has crashed, not ended the arbiter
+            who = self.mover if color is None else color
             problem = f"raised {type(error).__name__}: {error}"
-            raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
+            raise BotFaultError(self.fault(who, callback, problem, traceback.format_exc())) from error
 
 
 _OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
@@ -163,7 +168,7 @@ def _increment(game: Game) -> float:
 
 def _checked_sense(referee: Optional[Referee], sense: Any) -> Optional[Square]:
     """A sense answer as a plain int square or None; anything else is a fault (with a referee)."""
-    if referee is None or sense is None:
+    if referee is None or sense is None or type(sense) is int:
         return sense  # type: ignore[no-any-return]
     if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
         return int(sense)
@@ -179,7 +184,7 @@ def _checked_move(referee: Optional[Referee], move: Any) -> Optional[chess.Move]
 def _call(referee: Optional[Referee], player: Player, callback: str, *args: Any) -> Any:
     if referee is None:
         return getattr(player, callback)(*args)
-    return referee.call(player, referee.mover, callback, *args)
+    return referee.call(player, None, callback, *args)  # None: the player to move
 
 
 def notify_opponent_move_results(game: Game, player: Player, *, referee: Optional[Referee] = None) -> None:

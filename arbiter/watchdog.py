@@ -37,17 +37,23 @@ def _checkpoint() -> None:
 class DeadlineSlot:
     """One thread's bot-call deadline; `enter` before each callback, `leave` after.
 
-    Entering is one attribute store; leaving takes the watchdog's (uncontended) lock once,
-    so that the watchdog never interrupts a thread that has already left the bot's code.
+    Entering is one attribute store, and so, nearly always, is leaving. The watchdog must
+    never interrupt a thread that has already left the bot's code, so it checks the
+    deadline and interrupts under its lock, and leaving takes that lock whenever the
+    watchdog might be doing so: while it scans (`Watchdog.scanning`) or after it fired.
+    Why the lock-free exit is safe: the thread stores ``deadline = inf`` before it reads
+    ``scanning``, and the watchdog sets ``scanning`` before it reads any deadline; under
+    the GIL these steps happen in one order, so either the thread sees the scan and
+    takes the lock, or the scan starts after the store and sees no deadline to enforce.
     """
 
-    __slots__ = ("thread_id", "deadline", "fired", "_lock")
+    __slots__ = ("thread_id", "deadline", "fired", "_watchdog")
 
-    def __init__(self, thread_id: int, lock: threading.Lock) -> None:
+    def __init__(self, thread_id: int, watchdog: Watchdog) -> None:
         self.thread_id = thread_id
         self.deadline = math.inf  # of the bot call the thread is in; inf outside bot calls
         self.fired = False  # interrupted in its current bot call
-        self._lock = lock
+        self._watchdog = watchdog
 
     def enter(self, deadline: float) -> None:
         """The thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
@@ -59,8 +65,10 @@ class DeadlineSlot:
         Call it inside the ``try`` that catches `BotDeadlineExceeded`: an exception
         injected just before is delivered here at the latest.
         """
-        with self._lock:
-            self.deadline = math.inf
+        self.deadline = math.inf
+        if not (self._watchdog.scanning or self.fired):
+            return False
+        with self._watchdog.lock:
             fired = self.fired
             self.fired = False
         if fired:
@@ -79,7 +87,10 @@ class Watchdog:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
+        """Held while a deadline is checked and enforced (see `DeadlineSlot`)."""
+        self.scanning = False
+        """True while the watchdog thread reads deadlines (see `DeadlineSlot`)."""
         self._stopping = threading.Event()
         self._slots: dict[int, DeadlineSlot] = {}  # thread id -> its slot
         self._thread = threading.Thread(target=self._run, name="blindchess-watchdog", daemon=True)
@@ -90,17 +101,9 @@ class Watchdog:
         thread_id = threading.get_ident()
         slot = self._slots.get(thread_id)
         if slot is None:
-            with self._lock:
-                slot = self._slots.setdefault(thread_id, DeadlineSlot(thread_id, self._lock))
+            with self.lock:
+                slot = self._slots.setdefault(thread_id, DeadlineSlot(thread_id, self))
         return slot
-
-    def enter(self, deadline: float) -> None:
-        """`slot().enter(deadline)`: the current thread is about to call into a bot."""
-        self.slot().enter(deadline)
-
-    def leave(self) -> bool:
-        """`slot().leave()`: the bot call returned; True when it overran and was interrupted."""
-        return self.slot().leave()
 
     def stop(self) -> None:
         """End the watchdog thread (for tests; the shared one runs as a daemon)."""
@@ -109,15 +112,20 @@ class Watchdog:
 
     def _run(self) -> None:
         while not self._stopping.wait(REPEAT_S):
-            now = time.monotonic()
-            overdue = [slot for slot in list(self._slots.values()) if slot.deadline <= now]
-            if not overdue:
-                continue
-            with self._lock:
-                for slot in overdue:
-                    if slot.deadline <= now:  # still inside an overdue bot call
-                        slot.fired = True
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(slot.thread_id), ctypes.py_object(BotDeadlineExceeded))
+            self.scanning = True  # before reading any deadline (see DeadlineSlot)
+            try:
+                now = time.monotonic()
+                overdue = [slot for slot in list(self._slots.values()) if slot.deadline <= now]
+                if overdue:
+                    with self.lock:
+                        for slot in overdue:
+                            if slot.deadline <= now:  # still inside an overdue bot call
+                                slot.fired = True
+                                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                                    ctypes.c_ulong(slot.thread_id), ctypes.py_object(BotDeadlineExceeded)
+                                )
+            finally:
+                self.scanning = False
 
 
 _shared: Optional[Watchdog] = None
