@@ -16,7 +16,7 @@ the own-piece bitboards directly and emits the same moves in the same order:
    the promotion-less move first and then N, B, R, Q on the last rank.
 
 Boards it was not written for (Chess960, subclasses, several kings of a colour) go
-to the reference. `tests/unit/test_arbiter_movegen.py` holds the two equal.
+to the reference. `tests/unit/test_arbiter_fast_readers.py` holds the two equal.
 """
 
 from __future__ import annotations
@@ -49,14 +49,6 @@ _CASTLING = {
 }
 
 
-def _subsets(bb: int) -> list[int]:
-    """Every subset of the squares of `bb` (as bitboards)."""
-    subsets = [0]
-    for square in _low_to_high(bb):
-        subsets += [subset | BB_SQUARES[square] for subset in subsets]
-    return subsets
-
-
 def _high_to_low(bb: int) -> list[int]:
     squares = []
     while bb:
@@ -76,74 +68,113 @@ def _low_to_high(bb: int) -> list[int]:
 
 
 MovesOf = dict[int, tuple[Move, ...]]
-"""A target bitboard (the squares a piece or the pawns may go to) -> the moves, in generation order."""
+"""A cache key (the own pieces that bound a piece's or the pawns' moves) -> the moves, in generation order."""
 
-CACHE_LIMIT = 4096
-"""Entries per cache table before it is emptied: bounds memory (at most a few MB in all) whatever the games."""
+CACHE_LIMIT = 32768
+"""Entries in all cache tables together before they are emptied: bounds memory (a few MB) whatever the games."""
+
+_TABLES: list[MovesOf] = []  # every cache table, so that the limit can empty them all
+_entries = 0  # entries in them; an approximate count when threads race, which only moves the bound a little
 
 
 def _remember(table: MovesOf, key: int, moves: tuple[Move, ...]) -> tuple[Move, ...]:
-    if len(table) >= CACHE_LIMIT:
-        table.clear()
+    global _entries
+    if _entries >= CACHE_LIMIT:
+        for each in _TABLES:
+            each.clear()
+        _entries = 0
     table[key] = moves
+    _entries += 1
     return moves
 
 
-def _piece_moves(origin: int, targets: int) -> tuple[Move, ...]:
-    """A non-pawn piece's moves from `origin` to each square of `targets`, high to low."""
+def _table() -> MovesOf:
+    table: MovesOf = {}
+    _TABLES.append(table)
+    return table
+
+
+def _reach(origin: int, piece_type: chess.PieceType) -> int:
+    """The squares a piece of `piece_type` on `origin` attacks on an empty board."""
+    if piece_type == chess.KNIGHT:
+        return BB_KNIGHT_ATTACKS[origin]
+    if piece_type == chess.KING:
+        return BB_KING_ATTACKS[origin]
+    reach = 0
+    if piece_type in (chess.BISHOP, chess.QUEEN):
+        reach |= BB_DIAG_ATTACKS[origin][0]
+    if piece_type in (chess.ROOK, chess.QUEEN):
+        reach |= BB_RANK_ATTACKS[origin][0] | BB_FILE_ATTACKS[origin][0]
+    return reach
+
+
+def _piece_moves(origin: int, piece_type: chess.PieceType, own: int) -> tuple[Move, ...]:
+    """A non-pawn piece's moves from `origin` with `own` pieces on the board, targets high to low."""
+    if piece_type == chess.KNIGHT or piece_type == chess.KING:
+        attacks = _reach(origin, piece_type)
+    else:
+        attacks = 0
+        if piece_type in (chess.BISHOP, chess.QUEEN):
+            attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
+        if piece_type in (chess.ROOK, chess.QUEEN):
+            attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
     moves_from = _PLAIN_MOVES[origin]
-    return _remember(_PIECE_MOVES[origin], targets, tuple([moves_from[target] for target in _high_to_low(targets)]))
+    return tuple([moves_from[target] for target in _high_to_low(attacks & ~own)])
 
 
-def _single_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
-    """Single pawn steps onto `targets`, high to low, each promotion spelled out (Q, R, B, N) on the last rank."""
-    step = -8 if turn == chess.WHITE else 8
+def _pawn_moves(turn: bool, pawns: int, own: int) -> tuple[Move, ...]:
+    """Every pawn move of `turn` (the own pawns `pawns`, the own pieces `own`), in generation order.
+
+    Single steps (promotions Q, R, B, N on the last rank) and then double steps, high to
+    low; then each pawn's diagonals not onto an own piece, pawns and targets low to high.
+    """
+    not_own = ~own
+    if turn == chess.WHITE:
+        single = pawns << 8 & not_own & chess.BB_ALL
+        double = single << 8 & not_own & (chess.BB_RANK_3 | chess.BB_RANK_4)
+        step = -8
+    else:
+        single = pawns >> 8 & not_own
+        double = single >> 8 & not_own & (chess.BB_RANK_6 | chess.BB_RANK_5)
+        step = 8
     moves: list[Move] = []
-    for target in _high_to_low(targets):
+    for target in _high_to_low(single):
         if BB_SQUARES[target] & _BACK_RANKS:
             moves.extend(frozen_move(target + step, target, piece) for piece in _PUSH_PROMOTIONS)
         else:
             moves.append(_PLAIN_MOVES[target + step][target])
-    return _remember(_SINGLE_PUSHES[turn], targets, tuple(moves))
-
-
-def _double_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
-    step = -16 if turn == chess.WHITE else 16
-    return _remember(_DOUBLE_PUSHES[turn], targets, tuple([_PLAIN_MOVES[target + step][target] for target in _high_to_low(targets)]))
-
-
-def _diagonal_moves(pawn: int, targets: int) -> tuple[Move, ...]:
-    """A pawn's diagonals onto `targets`, low to high, each plain and then (last rank) N, B, R, Q."""
-    moves: list[Move] = []
-    for target in _low_to_high(targets):
-        moves.append(frozen_move(pawn, target))
-        if BB_SQUARES[target] & _BACK_RANKS:
-            moves.extend(frozen_move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
+    moves.extend(_PLAIN_MOVES[target + 2 * step][target] for target in _high_to_low(double))
+    for pawn in _low_to_high(pawns):
+        for target in _low_to_high(BB_PAWN_ATTACKS[turn][pawn] & not_own):
+            moves.append(frozen_move(pawn, target))
+            if BB_SQUARES[target] & _BACK_RANKS:
+                moves.extend(frozen_move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
     return tuple(moves)
 
 
 _PLAIN_MOVES = tuple(tuple(frozen_move(origin, target) for target in chess.SQUARES) for origin in chess.SQUARES)
-_PIECE_MOVES: tuple[MovesOf, ...] = tuple({} for _ in chess.SQUARES)  # per origin
-_SINGLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
-_DOUBLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
-# Per colour and pawn square: (the diagonal squares, {the free ones -> their moves}), every subset precomputed.
-_PAWN_DIAGONALS = {
-    color: tuple(
-        (
-            BB_PAWN_ATTACKS[color][pawn],
-            {free: _diagonal_moves(pawn, free) for free in _subsets(BB_PAWN_ATTACKS[color][pawn])},
-        )
-        for pawn in chess.SQUARES
+# Per origin: its bitboard, then for knight, king, bishop, rook and queen in turn the piece's reach
+# from there and its table {own pieces within that reach -> the piece's moves}.
+_PIECES = tuple(
+    (BB_SQUARES[origin],)
+    + tuple(
+        part
+        for piece_type in (chess.KNIGHT, chess.KING, chess.BISHOP, chess.ROOK, chess.QUEEN)
+        for part in (_reach(origin, piece_type), _table())
     )
-    for color in chess.COLORS
-}
+    for origin in chess.SQUARES
+)
+# Per colour: {the own pawns (above bit 64) and the own pieces on their push and diagonal squares -> the pawn moves}.
+_PAWNS = {chess.WHITE: _table(), chess.BLACK: _table()}
 
 
 def move_actions(board: chess.Board) -> list[chess.Move]:
     """The move actions of the side to move; equal (same order) to :func:`rules.move_actions`.
 
-    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`):
-    each piece's moves are looked up by the squares it may reach, built once and reused.
+    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`).
+    Each piece's moves are looked up by the own pieces within its reach, and the pawns'
+    by the own pawns and the own pieces on their push and diagonal squares: built once
+    and reused, so a turn costs a few lookups per piece.
 
     >>> move_actions(chess.Board()) == rules.move_actions(chess.Board())
     True
@@ -152,53 +183,42 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
     own = board.occupied_co[turn]
     if board.chess960 or type(board) is not chess.Board or chess.popcount(own & board.kings) > 1:
         return rules.move_actions(board)
-    not_own = ~own
+    knights, kings, bishops, rooks = board.knights, board.kings, board.bishops, board.rooks
     pawns = board.pawns & own
-    knights = board.knights
-    jumpers = knights | board.kings
-    diagonal_sliders, straight_sliders = board.bishops | board.queens, board.rooks | board.queens
     actions: list[chess.Move] = []
     extend = actions.extend
-    piece_moves = _PIECE_MOVES
-
     pieces = own & ~pawns
     while pieces:
         origin = pieces.bit_length() - 1
-        bb = BB_SQUARES[origin]
+        bb, knight_reach, knight_table, king_reach, king_table, bishop_reach, bishop_table, rook_reach, rook_table, queen_reach, queen_table = _PIECES[origin]  # fmt: skip
         pieces ^= bb
-        if bb & jumpers:
-            attacks = (BB_KNIGHT_ATTACKS if bb & knights else BB_KING_ATTACKS)[origin]
+        if bb & knights:
+            piece_type, table, key = chess.KNIGHT, knight_table, own & knight_reach
+        elif bb & kings:
+            piece_type, table, key = chess.KING, king_table, own & king_reach
+        elif bb & bishops:
+            piece_type, table, key = chess.BISHOP, bishop_table, own & bishop_reach
+        elif bb & rooks:
+            piece_type, table, key = chess.ROOK, rook_table, own & rook_reach
         else:
-            attacks = 0
-            if bb & diagonal_sliders:
-                attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
-            if bb & straight_sliders:
-                attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
-        targets = attacks & not_own
-        moves = piece_moves[origin].get(targets)
-        extend(moves if moves is not None else _piece_moves(origin, targets))
+            piece_type, table, key = chess.QUEEN, queen_table, own & queen_reach
+        moves = table.get(key)
+        extend(moves if moves is not None else _remember(table, key, _piece_moves(origin, piece_type, key)))
 
-    if own & board.kings:
+    if board.castling_rights & own and own & kings:
         _append_castling(board, own, actions)
 
     if pawns:
         if turn == chess.WHITE:
-            single = pawns << 8 & not_own
-            double = single << 8 & not_own & (chess.BB_RANK_3 | chess.BB_RANK_4)
+            ahead = pawns << 8
+            around = ahead | ahead << 8 | (pawns & ~chess.BB_FILE_A) << 7 | (pawns & ~chess.BB_FILE_H) << 9
         else:
-            single = pawns >> 8 & not_own
-            double = single >> 8 & not_own & (chess.BB_RANK_6 | chess.BB_RANK_5)
-        moves = _SINGLE_PUSHES[turn].get(single)
-        extend(moves if moves is not None else _single_push_moves(turn, single))
-        if double:
-            moves = _DOUBLE_PUSHES[turn].get(double)
-            extend(moves if moves is not None else _double_push_moves(turn, double))
-        diagonals = _PAWN_DIAGONALS[turn]
-        while pawns:
-            lowest = pawns & -pawns
-            pawns ^= lowest
-            attacks, moves_by_free = diagonals[lowest.bit_length() - 1]
-            extend(moves_by_free[attacks & not_own])
+            ahead = pawns >> 8
+            around = ahead | ahead >> 8 | (pawns & ~chess.BB_FILE_A) >> 9 | (pawns & ~chess.BB_FILE_H) >> 7
+        key = pawns << 64 | own & around
+        table = _PAWNS[turn]
+        moves = table.get(key)
+        extend(moves if moves is not None else _remember(table, key, _pawn_moves(turn, pawns, own & around)))
     return actions
 
 

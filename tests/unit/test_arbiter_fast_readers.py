@@ -25,6 +25,9 @@ EDGE_FENS = [
     "R3K2R/8/8/8/8/8/8/r3k2r w - - 0 1",  # kings and rooks on the wrong back ranks
     "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
     "1k6/8/8/8/8/8/8/K6K w - - 0 1",  # two kings of one colour: the reference path
+    "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",  # pawns on their own back rank or the last rank (python-chess accepts the FEN)
+    "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+    "p3k3/8/8/8/8/8/8/4K2p b - - 0 1",
 ]
 
 
@@ -68,3 +71,12 @@ def test_fast_readers_match_references_on_edge_cases(fen: str) -> None:
     assert fastread.fen(board) == board.fen(en_passant="fen")
     for center in chess.SQUARES:
         assert fastread.sense_window(board, center) == rules.sense_window(board, center)
+
+
+def test_move_actions_stay_equal_across_cache_resets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tiny cache budget empties the move tables over and over; the answers must not change."""
+    monkeypatch.setattr(movegen, "CACHE_LIMIT", 7)
+    boards = random_positions(5, 3)
+    for board in boards:
+        assert movegen.move_actions(board) == rules.move_actions(board), board.fen()
+    assert sum(len(table) for table in movegen._TABLES) <= 7
