@@ -8,9 +8,9 @@ past what fits in a turn, and the `ParticleFilter` bounds the cost. The rule:
   ``expansion_factor * switch_boards`` children. After a sense or an own move leaves more
   than ``switch_boards`` boards (or an expansion hits the cap), the set is handed to a
   particle filter (resampled to its budget; the full set stays as its recovery snapshot).
-* particle mode: the filter. The last exact set is kept as a *base*; after own turns (with
-  a doubling back-off after a failure) the base is replayed exactly through the events
-  since, for at most ``rebuild_seconds``, under the same cap. The replay's progress is kept
+* particle mode: the filter. The last exact set is kept as a *base*; after own turns on which
+  the particles have concentrated (the sense left no more than the budget; with a doubling
+  back-off after a failure) the base is replayed exactly through the events since, for at most ``rebuild_seconds``, under the same cap. The replay's progress is kept
   as the new base, so the exact set is caught up a piece at a time; when it reaches the
   present with at most ``switch_boards`` boards, exact mode resumes.
 
@@ -33,6 +33,7 @@ from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
 from .move_model import OpponentMoveModel
 from .particle_filter import ParticleFilter
+from .store import store_marginals
 
 logger = logging.getLogger(__name__)
 
@@ -76,11 +77,18 @@ class HybridBelief:
         """How many times the exact set handed over to particles."""
         self.returns = 0
         """How many times an exact rebuild brought exact mode back."""
+        self._past_recoveries = 0
         self._active: Union[BoardSet, ParticleFilter, None] = None
         self._events: list[Observation] = []
         self._base: Optional[tuple[int, BoardSet]] = None  # (index of the next event, exact set then)
         self._backoff = 1
         self._turns_to_rebuild = 1
+
+    @property
+    def recoveries(self) -> int:
+        """Deprivation rebuilds of this game's particle filters (see `ParticleFilter.recoveries`)."""
+        active = self._active.recoveries if isinstance(self._active, ParticleFilter) else 0
+        return self._past_recoveries + active
 
     @property
     def mode(self) -> str:
@@ -100,6 +108,7 @@ class HybridBelief:
     def update(self, observation: Observation) -> None:
         if isinstance(observation, GameStarted):
             self._active, self._events, self._base = self._exact_set(), [], None
+            self.handovers = self.returns = self._past_recoveries = 0
         active = self._started()
         if isinstance(active, BoardSet) and isinstance(observation, OpponentMoved):
             self._base = (len(self._events), active.copy())  # the last exact set, before it grows
@@ -111,7 +120,7 @@ class HybridBelief:
                 self._hand_over(active)
         elif isinstance(observation, MoveResult):
             self._turns_to_rebuild -= 1
-            if self._turns_to_rebuild <= 0:
+            if self._turns_to_rebuild <= 0 and active.spread <= active.budget:
                 self._try_rebuild()
 
     def _hand_over(self, board_set: BoardSet) -> None:
@@ -151,6 +160,7 @@ class HybridBelief:
             self._base = (index, rebuilt)
         if index == len(self._events) and not capped and len(rebuilt) <= self.switch_boards:
             logger.info("hybrid belief: exact set rebuilt with %d boards; back to exact mode", len(rebuilt))
+            self._past_recoveries = self.recoveries
             self._active, self.returns = rebuilt, self.returns + 1
             return
         self._backoff = self._backoff * 2 if capped else 1
@@ -175,7 +185,8 @@ class HybridBelief:
         return self._started().piece_grid()
 
     def marginals(self) -> np.ndarray:
-        return self._started().marginals()
+        active = self._started()
+        return store_marginals(active) if isinstance(active, BoardSet) else active.marginals()
 
     def entropy(self) -> float:
         return self._started().entropy()

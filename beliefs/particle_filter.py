@@ -50,6 +50,7 @@ from .base import InconsistentObservationError, NotInitialisedError, UnexpectedO
 from .board_set import BoardSet
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import OpponentMoveModel
+from .store import opponent_rows, own_piece_types, reweighted, store_marginals
 
 logger = logging.getLogger(__name__)
 
@@ -67,23 +68,6 @@ def systematic_counts(weights: np.ndarray, draws: int, rng: np.random.Generator)
     cumulative[-1] = 1.0
     positions = (rng.random() + np.arange(draws)) / draws
     return np.bincount(np.searchsorted(cumulative, positions, side="right"), minlength=len(weights))
-
-
-def reweighted(store: BoardSet, rows: np.ndarray, weights: np.ndarray) -> BoardSet:
-    """Rows `rows` of `store` with new (unnormalised, positive) `weights`.
-
-    The particle store is a `BoardSet`; this and `opponent_rows` are the two places this
-    module reaches into its arrays (package-internal), so that the set's kernels and filters
-    are reused rather than copied.
-    """
-    out = store.subset(rows)
-    out._weights = np.asarray(weights, dtype=np.float64)
-    return out
-
-
-def opponent_rows(store: BoardSet) -> np.ndarray:
-    """The store's ``(N, 6)`` uint64 opponent bitboards (read only)."""
-    return store._opp
 
 
 class ParticleFilter:
@@ -133,6 +117,8 @@ class ParticleFilter:
         self.min_particles, self.max_particles = min_particles, max_particles
         self.recoveries = 0
         """How many times deprivation forced a rebuild."""
+        self.spread = 1
+        """Particles left by the last sense before resampling: at most the budget means the belief has concentrated."""
         self._rng = np.random.default_rng(seed)
         self._store: Optional[BoardSet] = None
         self._exact = True
@@ -217,9 +203,7 @@ class ParticleFilter:
 
     @staticmethod
     def _codes(store: BoardSet, event: SenseResult) -> tuple[np.ndarray, np.ndarray]:
-        own = store.board(0)
-        own_piece_at = {s: p.piece_type - 1 for s, p in own.piece_map().items() if p.color == store.color}
-        return window_codes(event.window, store.color, own_piece_at)
+        return window_codes(event.window, store.color, own_piece_types(store))
 
     def _advance(self, store: BoardSet, event: Observation, budget: int) -> tuple[BoardSet, bool]:
         """`store` after `event` (a new store) and whether a consistent particle was dropped.
@@ -228,7 +212,9 @@ class ParticleFilter:
             InconsistentObservationError: no particle survives (deprivation).
         """
         if isinstance(event, SenseResult):
-            return self._reduced(self._sensed(store, event), budget)
+            sensed = self._sensed(store, event)
+            self.spread = len(sensed)
+            return self._reduced(sensed, budget)
         store = store.copy()
         store.update(event)
         return store, False
@@ -301,7 +287,7 @@ class ParticleFilter:
         return self._started().piece_grid()
 
     def marginals(self) -> np.ndarray:
-        return self._started().marginals()
+        return store_marginals(self._started())
 
     def entropy(self) -> float:
         """Entropy of the particle weights in bits (an estimate, below the true entropy when inexact)."""

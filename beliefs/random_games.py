@@ -13,6 +13,7 @@ from typing import Optional
 import chess
 import numpy as np
 
+from blindchess.arbiter import rules
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.observations import Observation
 
@@ -30,8 +31,15 @@ def play_random_game(
     full_turn_limit: int = 20,
     sense_probability: float = 0.9,
     pass_probability: float = 0.05,
+    uniform_outcomes: bool = False,
 ) -> ObservedGame:
-    """One game of uniformly random senses and moves (each skipped with the given probability)."""
+    """One game of uniformly random senses and moves (each skipped with the given probability).
+
+    With `uniform_outcomes`, a move is drawn uniformly from the distinct outcomes of the
+    move actions (their revisions on the true board, the pass included) and
+    `pass_probability` is ignored: the uniform opponent-move model's own distribution
+    (:mod:`blindchess.beliefs.move_model`), for tests of calibration.
+    """
     record = ObservedGame()
     game: Optional[LocalGame[chess.Board]] = None
 
@@ -46,7 +54,12 @@ def play_random_game(
         senses = game.sense_actions() or []
         game.sense(None if rng.random() < 1 - sense_probability else senses[rng.integers(len(senses))])
         moves = game.move_actions() or []
-        move = None if not moves or rng.random() < pass_probability else moves[rng.integers(len(moves))]
+        if uniform_outcomes:
+            outcomes = sorted({rules.revise_move(game.board, m) for m in moves} - {None}, key=lambda m: m.uci())
+            choice = int(rng.integers(len(outcomes) + 1))
+            move = outcomes[choice] if choice < len(outcomes) else None
+        else:
+            move = None if not moves or rng.random() < pass_probability else moves[rng.integers(len(moves))]
         game.move(move)
         game.end_turn()
     game.end()

@@ -1,0 +1,54 @@
+"""Recorded games as belief test data: each colour's observation stream with the true board at every event.
+
+The board-set games fixture (``tests/fixtures/boardset_games.json.gz``, written by
+``experiments/record_boardset_games.py``) holds reconchess-format histories; this turns one
+into the same `ObservedGame` that :mod:`blindchess.beliefs.random_games` plays live, so
+benchmarks and tests treat recorded and fresh games alike.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+import chess
+
+from blindchess.arbiter.history import GameHistory, Turn
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult
+
+from .random_games import ObservedGame
+
+FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "boardset_games.json.gz"
+"""The recorded games of the board-set tests (a source checkout only)."""
+
+
+def load_records(path: Path = FIXTURE) -> list[dict]:
+    """The gzipped JSON list of ``{"white", "black", "seed", "history"}`` records."""
+    with gzip.open(path, "rt") as handle:
+        return json.load(handle)
+
+
+def observed_game(history: GameHistory) -> ObservedGame:
+    """Per colour, the events of `history` and the true board at each.
+
+    Each stream ends at the last event whose board the history holds: `GameEnded`, and the
+    events of a final turn that ended before our move (our king was taken), are left out.
+    """
+    game = ObservedGame()
+    for color in (chess.WHITE, chess.BLACK):
+        own_turns = 0
+        for event in history.observations(color):
+            turn = Turn(color, own_turns)
+            if isinstance(event, GameStarted):
+                truth = event.starting_board()
+            elif isinstance(event, MoveResult):
+                truth = history.truth_board_after_move(turn)
+                truth.turn = not color  # the history keeps the mover's side to move after a pass
+                own_turns += 1
+            elif not isinstance(event, GameEnded) and history.has_move(turn):
+                truth = history.truth_board_before_move(turn)
+            else:
+                break
+            game.events[color].append(event)
+            game.truth[color].append(truth)
+    return game
