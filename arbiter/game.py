@@ -319,13 +319,14 @@ class LocalGame(Game, Generic[BoardT]):
     def is_over(self) -> bool:
         if self._is_finished:
             return True
+        rules, board = self.rules, self.board
         return (
             self._resignee is not None
             or self.get_seconds_left() <= 0
             or self.seconds_left_by_color[not self.turn] <= 0
-            or self._king_lost() is not None
-            or self.rules.fullmove_number(self.board) > self.full_turn_limit
-            or self.rules.halfmove_clock(self.board) >= self.reversible_moves_limit
+            or rules.king_captured(board) is not None
+            or rules.fullmove_number(board) > self.full_turn_limit
+            or rules.halfmove_clock(board) >= self.reversible_moves_limit
         )
 
     def get_winner_color(self) -> Optional[Color]:

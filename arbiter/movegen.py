@@ -49,6 +49,14 @@ _CASTLING = {
 }
 
 
+def _subsets(bb: int) -> list[int]:
+    """Every subset of the squares of `bb` (as bitboards)."""
+    subsets = [0]
+    for square in _low_to_high(bb):
+        subsets += [subset | BB_SQUARES[square] for subset in subsets]
+    return subsets
+
+
 def _high_to_low(bb: int) -> list[int]:
     squares = []
     while bb:
@@ -68,113 +76,84 @@ def _low_to_high(bb: int) -> list[int]:
 
 
 MovesOf = dict[int, tuple[Move, ...]]
-"""A cache key (the own pieces that bound a piece's or the pawns' moves) -> the moves, in generation order."""
+"""A target bitboard (the squares a piece or the pawns may go to) -> the moves, in generation order."""
 
-CACHE_LIMIT = 32768
-"""Entries in all cache tables together before they are emptied: bounds memory (a few MB) whatever the games."""
-
-_TABLES: list[MovesOf] = []  # every cache table, so that the limit can empty them all
-_entries = 0  # entries in them; an approximate count when threads race, which only moves the bound a little
+CACHE_LIMIT = 4096
+"""Entries per cache table before it is emptied: bounds memory (at most a few MB in all) whatever the games."""
 
 
 def _remember(table: MovesOf, key: int, moves: tuple[Move, ...]) -> tuple[Move, ...]:
-    global _entries
-    if _entries >= CACHE_LIMIT:
-        for each in _TABLES:
-            each.clear()
-        _entries = 0
+    if len(table) >= CACHE_LIMIT:
+        table.clear()
     table[key] = moves
-    _entries += 1
     return moves
 
 
-def _table() -> MovesOf:
-    table: MovesOf = {}
-    _TABLES.append(table)
-    return table
-
-
-def _reach(origin: int, piece_type: chess.PieceType) -> int:
-    """The squares a piece of `piece_type` on `origin` attacks on an empty board."""
-    if piece_type == chess.KNIGHT:
-        return BB_KNIGHT_ATTACKS[origin]
-    if piece_type == chess.KING:
-        return BB_KING_ATTACKS[origin]
-    reach = 0
-    if piece_type in (chess.BISHOP, chess.QUEEN):
-        reach |= BB_DIAG_ATTACKS[origin][0]
-    if piece_type in (chess.ROOK, chess.QUEEN):
-        reach |= BB_RANK_ATTACKS[origin][0] | BB_FILE_ATTACKS[origin][0]
-    return reach
-
-
-def _piece_moves(origin: int, piece_type: chess.PieceType, own: int) -> tuple[Move, ...]:
-    """A non-pawn piece's moves from `origin` with `own` pieces on the board, targets high to low."""
-    if piece_type == chess.KNIGHT or piece_type == chess.KING:
-        attacks = _reach(origin, piece_type)
-    else:
-        attacks = 0
-        if piece_type in (chess.BISHOP, chess.QUEEN):
-            attacks = BB_DIAG_ATTACKS[origin][BB_DIAG_MASKS[origin] & own]
-        if piece_type in (chess.ROOK, chess.QUEEN):
-            attacks |= BB_RANK_ATTACKS[origin][BB_RANK_MASKS[origin] & own] | BB_FILE_ATTACKS[origin][BB_FILE_MASKS[origin] & own]
+def _piece_moves(origin: int, targets: int) -> tuple[Move, ...]:
+    """A non-pawn piece's moves from `origin` to each square of `targets`, high to low."""
     moves_from = _PLAIN_MOVES[origin]
-    return tuple([moves_from[target] for target in _high_to_low(attacks & ~own)])
+    return _remember(_PIECE_MOVES[origin], targets, tuple([moves_from[target] for target in _high_to_low(targets)]))
 
 
-def _pawn_moves(turn: bool, pawns: int, own: int) -> tuple[Move, ...]:
-    """Every pawn move of `turn` (the own pawns `pawns`, the own pieces `own`), in generation order.
-
-    Single steps (promotions Q, R, B, N on the last rank) and then double steps, high to
-    low; then each pawn's diagonals not onto an own piece, pawns and targets low to high.
-    """
-    not_own = ~own
-    if turn == chess.WHITE:
-        single = pawns << 8 & not_own & chess.BB_ALL
-        double = single << 8 & not_own & (chess.BB_RANK_3 | chess.BB_RANK_4)
-        step = -8
-    else:
-        single = pawns >> 8 & not_own
-        double = single >> 8 & not_own & (chess.BB_RANK_6 | chess.BB_RANK_5)
-        step = 8
+def _single_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
+    """Single pawn steps onto `targets`, high to low, each promotion spelled out (Q, R, B, N) on the last rank."""
+    step = -8 if turn == chess.WHITE else 8
     moves: list[Move] = []
-    for target in _high_to_low(single):
+    for target in _high_to_low(targets):
         if BB_SQUARES[target] & _BACK_RANKS:
             moves.extend(frozen_move(target + step, target, piece) for piece in _PUSH_PROMOTIONS)
         else:
             moves.append(_PLAIN_MOVES[target + step][target])
-    moves.extend(_PLAIN_MOVES[target + 2 * step][target] for target in _high_to_low(double))
-    for pawn in _low_to_high(pawns):
-        for target in _low_to_high(BB_PAWN_ATTACKS[turn][pawn] & not_own):
-            moves.append(frozen_move(pawn, target))
-            if BB_SQUARES[target] & _BACK_RANKS:
-                moves.extend(frozen_move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
+    return _remember(_SINGLE_PUSHES[turn], targets, tuple(moves))
+
+
+def _double_push_moves(turn: bool, targets: int) -> tuple[Move, ...]:
+    step = -16 if turn == chess.WHITE else 16
+    return _remember(_DOUBLE_PUSHES[turn], targets, tuple([_PLAIN_MOVES[target + step][target] for target in _high_to_low(targets)]))
+
+
+def _diagonal_moves(pawn: int, targets: int) -> tuple[Move, ...]:
+    """A pawn's diagonals onto `targets`, low to high, each plain and then (last rank) N, B, R, Q."""
+    moves: list[Move] = []
+    for target in _low_to_high(targets):
+        moves.append(frozen_move(pawn, target))
+        if BB_SQUARES[target] & _BACK_RANKS:
+            moves.extend(frozen_move(pawn, target, piece) for piece in _DIAGONAL_PROMOTIONS)
     return tuple(moves)
 
 
 _PLAIN_MOVES = tuple(tuple(frozen_move(origin, target) for target in chess.SQUARES) for origin in chess.SQUARES)
-# Per origin: its bitboard, then for knight, king, bishop, rook and queen in turn the piece's reach
-# from there and its table {own pieces within that reach -> the piece's moves}.
-_PIECES = tuple(
-    (BB_SQUARES[origin],)
-    + tuple(
-        part
-        for piece_type in (chess.KNIGHT, chess.KING, chess.BISHOP, chess.ROOK, chess.QUEEN)
-        for part in (_reach(origin, piece_type), _table())
-    )
+_PIECE_MOVES: tuple[MovesOf, ...] = tuple({} for _ in chess.SQUARES)  # per origin
+# Per origin, its tables in one tuple (one lookup per piece): the square's bitboard, knight and king
+# attacks, the diagonal, rank and file (occupancy mask, attacks by occupancy), and its `_PIECE_MOVES`.
+_GEOMETRY = tuple(
+    (
+        BB_SQUARES[origin], BB_KNIGHT_ATTACKS[origin], BB_KING_ATTACKS[origin],
+        BB_DIAG_MASKS[origin], BB_DIAG_ATTACKS[origin], BB_RANK_MASKS[origin], BB_RANK_ATTACKS[origin],
+        BB_FILE_MASKS[origin], BB_FILE_ATTACKS[origin], _PIECE_MOVES[origin],
+    )  # fmt: skip
     for origin in chess.SQUARES
 )
-# Per colour: {the own pawns (above bit 64) and the own pieces on their push and diagonal squares -> the pawn moves}.
-_PAWNS = {chess.WHITE: _table(), chess.BLACK: _table()}
+_SINGLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
+_DOUBLE_PUSHES: dict[bool, MovesOf] = {chess.WHITE: {}, chess.BLACK: {}}
+# Per colour and pawn square: (the diagonal squares, {the free ones -> their moves}), every subset precomputed.
+_PAWN_DIAGONALS = {
+    color: tuple(
+        (
+            BB_PAWN_ATTACKS[color][pawn],
+            {free: _diagonal_moves(pawn, free) for free in _subsets(BB_PAWN_ATTACKS[color][pawn])},
+        )
+        for pawn in chess.SQUARES
+    )
+    for color in chess.COLORS
+}
 
 
 def move_actions(board: chess.Board) -> list[chess.Move]:
     """The move actions of the side to move; equal (same order) to :func:`rules.move_actions`.
 
-    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`).
-    Each piece's moves are looked up by the own pieces within its reach, and the pawns'
-    by the own pawns and the own pieces on their push and diagonal squares: built once
-    and reused, so a turn costs a few lookups per piece.
+    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`):
+    each piece's moves are looked up by the squares it may reach, built once and reused.
 
     >>> move_actions(chess.Board()) == rules.move_actions(chess.Board())
     True
@@ -183,42 +162,53 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
     own = board.occupied_co[turn]
     if board.chess960 or type(board) is not chess.Board or chess.popcount(own & board.kings) > 1:
         return rules.move_actions(board)
-    knights, kings, bishops, rooks = board.knights, board.kings, board.bishops, board.rooks
+    not_own = ~own
     pawns = board.pawns & own
+    knights, kings = board.knights, board.kings
+    diagonal_sliders, straight_sliders = board.bishops | board.queens, board.rooks | board.queens
     actions: list[chess.Move] = []
     extend = actions.extend
+
     pieces = own & ~pawns
     while pieces:
         origin = pieces.bit_length() - 1
-        bb, knight_reach, knight_table, king_reach, king_table, bishop_reach, bishop_table, rook_reach, rook_table, queen_reach, queen_table = _PIECES[origin]  # fmt: skip
+        bb, knight, king, diagonal_mask, diagonal, rank_mask, rank, file_mask, file, known = _GEOMETRY[origin]
         pieces ^= bb
         if bb & knights:
-            piece_type, table, key = chess.KNIGHT, knight_table, own & knight_reach
+            targets = knight & not_own
         elif bb & kings:
-            piece_type, table, key = chess.KING, king_table, own & king_reach
-        elif bb & bishops:
-            piece_type, table, key = chess.BISHOP, bishop_table, own & bishop_reach
-        elif bb & rooks:
-            piece_type, table, key = chess.ROOK, rook_table, own & rook_reach
+            targets = king & not_own
+        elif bb & diagonal_sliders:
+            targets = diagonal[diagonal_mask & own]
+            if bb & straight_sliders:
+                targets |= rank[rank_mask & own] | file[file_mask & own]
+            targets &= not_own
         else:
-            piece_type, table, key = chess.QUEEN, queen_table, own & queen_reach
-        moves = table.get(key)
-        extend(moves if moves is not None else _remember(table, key, _piece_moves(origin, piece_type, key)))
+            targets = (rank[rank_mask & own] | file[file_mask & own]) & not_own
+        moves = known.get(targets)
+        extend(moves if moves is not None else _piece_moves(origin, targets))
 
-    if board.castling_rights & own and own & kings:
+    if board.castling_rights & own and own & board.kings:
         _append_castling(board, own, actions)
 
     if pawns:
         if turn == chess.WHITE:
-            ahead = pawns << 8
-            around = ahead | ahead << 8 | (pawns & ~chess.BB_FILE_A) << 7 | (pawns & ~chess.BB_FILE_H) << 9
+            single = pawns << 8 & not_own & chess.BB_ALL
+            double = single << 8 & not_own & (chess.BB_RANK_3 | chess.BB_RANK_4)
         else:
-            ahead = pawns >> 8
-            around = ahead | ahead >> 8 | (pawns & ~chess.BB_FILE_A) >> 9 | (pawns & ~chess.BB_FILE_H) >> 7
-        key = pawns << 64 | own & around
-        table = _PAWNS[turn]
-        moves = table.get(key)
-        extend(moves if moves is not None else _remember(table, key, _pawn_moves(turn, pawns, own & around)))
+            single = pawns >> 8 & not_own
+            double = single >> 8 & not_own & (chess.BB_RANK_6 | chess.BB_RANK_5)
+        moves = _SINGLE_PUSHES[turn].get(single)
+        extend(moves if moves is not None else _single_push_moves(turn, single))
+        if double:
+            moves = _DOUBLE_PUSHES[turn].get(double)
+            extend(moves if moves is not None else _double_push_moves(turn, double))
+        diagonals = _PAWN_DIAGONALS[turn]
+        while pawns:
+            lowest = pawns & -pawns
+            pawns ^= lowest
+            attacks, moves_by_free = diagonals[lowest.bit_length() - 1]
+            extend(moves_by_free[attacks & not_own])
     return actions
 
 

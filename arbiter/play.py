@@ -107,7 +107,8 @@ class Referee:
     def begin_turn(self, color: Color) -> None:
         """A turn of `color` starts: its callbacks must be done within its clock plus the increment."""
         self._turn_numbers[color] += 1
-        self._deadline = time.monotonic() + self.game.get_seconds_left() + _increment(self.game)
+        game = self.game
+        self._deadline = time.monotonic() + game.get_seconds_left() + float(getattr(game, "seconds_increment", 0.0))
         if self.watchdog is not None:
             self._slot = self.watchdog.slot()  # the thread that plays this turn
 
@@ -137,7 +138,8 @@ class Referee:
             try:
                 result = method(*args)
             finally:
-                timed_out = slot.leave()
+                slot.deadline = math.inf  # slot.leave()'s lock-free path, inlined; leave() when it needs the lock
+                timed_out = (slot.watchdog.scanning or slot.fired) and slot.leave()
             if timed_out:
                 raise BotDeadlineExceeded()
             return result
@@ -162,10 +164,6 @@ def _describe(move: Optional[chess.Move]) -> str:
         return f"a chess.Move from {getattr(move, 'from_square', None)!r} to {getattr(move, 'to_square', None)!r}"
 
 
-def _increment(game: Game) -> float:
-    return float(getattr(game, "seconds_increment", 0.0))
-
-
 def _checked_sense(referee: Optional[Referee], sense: Any) -> Optional[Square]:
     """A sense answer as a plain int square or None; anything else is a fault (with a referee)."""
     if referee is None or sense is None or type(sense) is int:
@@ -181,16 +179,20 @@ def _checked_move(referee: Optional[Referee], move: Any) -> Optional[chess.Move]
     raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"))
 
 
-def _call(referee: Optional[Referee], player: Player, callback: str, *args: Any) -> Any:
-    if referee is None:
-        return getattr(player, callback)(*args)
-    return referee.call(player, None, callback, *args)  # None: the player to move
+def _unrefereed_call(player: Player, color: Optional[Color], callback: str, *args: Any) -> Any:
+    """A bot call without a referee, as in reconchess: its exceptions propagate."""
+    return getattr(player, callback)(*args)
+
+
+def _caller(referee: Optional[Referee]) -> Callable[..., Any]:
+    """How the step functions call the bot: `Referee.call` (color None: the player to move) or directly."""
+    return _unrefereed_call if referee is None else referee.call
 
 
 def notify_opponent_move_results(game: Game, player: Player, *, referee: Optional[Referee] = None) -> None:
     """Tell `player` where (if anywhere) the opponent's last move captured."""
     capture_square = game.opponent_move_results()
-    _call(referee, player, "handle_opponent_move_result", capture_square is not None, capture_square)
+    _caller(referee)(player, None, "handle_opponent_move_result", capture_square is not None, capture_square)
 
 
 def play_sense(
@@ -202,14 +204,15 @@ def play_sense(
     referee: Optional[Referee] = None,
 ) -> None:
     """Ask `player` for a sense, apply it, and hand back the result."""
-    sense = _checked_sense(referee, _call(referee, player, "choose_sense", sense_actions, move_actions, game.get_seconds_left()))
+    call = _caller(referee)
+    sense = _checked_sense(referee, call(player, None, "choose_sense", sense_actions, move_actions, game.get_seconds_left()))
     try:
         sense_result = game.sense(sense)
     except IllegalActionError as error:
         if referee is None:
             raise
         raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
-    _call(referee, player, "handle_sense_result", sense_result)
+    call(player, None, "handle_sense_result", sense_result)
 
 
 def play_move(
@@ -221,7 +224,8 @@ def play_move(
     referee: Optional[Referee] = None,
 ) -> None:
     """Ask `player` for a move, apply it, end the turn and report the result (order set by `end_turn_last`)."""
-    move = _checked_move(referee, _call(referee, player, "choose_move", move_actions, game.get_seconds_left()))
+    call = _caller(referee)
+    move = _checked_move(referee, call(player, None, "choose_move", move_actions, game.get_seconds_left()))
     try:
         requested_move, taken_move, capture_square = game.move(move)
     except IllegalActionError as error:
@@ -231,7 +235,7 @@ def play_move(
     if not end_turn_last:
         game.end_turn()
     try:
-        _call(referee, player, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
+        call(player, None, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
     except BotFaultError as error:
         if end_turn_last and not error.fault.timed_out:
             _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began

@@ -72,22 +72,21 @@ class Rules(Protocol, Generic[BoardT]):
 
 
 class StandardRules:
-    """Reconnaissance Blind Chess on the 8x8 board (see :mod:`blindchess.arbiter.rules`)."""
+    """Reconnaissance Blind Chess on the 8x8 board (see :mod:`blindchess.arbiter.rules`).
+
+    The fast readers and writers are bound as static methods rather than wrapped: the
+    game calls them several times a turn, and a delegating method would add a Python
+    call each time. Each equals its reference in `rules` (see the modules' tests).
+    """
 
     name = "rbc"
 
     def starting_board(self, fen: Optional[str] = None) -> chess.Board:
         return chess.Board(fen) if fen is not None else chess.Board()
 
-    def fen(self, board: chess.Board) -> str:
-        return fastread.fen(board)  # equal to board.fen(en_passant="fen"), faster
-
-    def snapshot(self, board: chess.Board) -> fastread.PositionKey:
-        """Optional capability used by the game flow: a cheap comparable record of the position."""
-        return fastread.position_key(board)
-
-    def snapshot_fen(self, snapshot: fastread.PositionKey) -> str:
-        return fastread.fen_of_key(snapshot)
+    fen = staticmethod(fastread.fen)  # equal to board.fen(en_passant="fen"), faster
+    snapshot = staticmethod(fastread.position_key)  # optional capability used by the game flow: a cheap comparable record
+    snapshot_fen = staticmethod(fastread.fen_of_key)
 
     def copy(self, board: chess.Board) -> chess.Board:
         return board.copy(stack=False)
@@ -98,26 +97,13 @@ class StandardRules:
     def sense_actions(self, board: chess.Board) -> list[Square]:
         return rules.sense_actions()
 
-    def sense(self, board: chess.Board, square: Square) -> SenseWindow:
-        return fastread.sense_window(board, square)  # equal to rules.sense_window, faster
-
-    def move_actions(self, board: chess.Board) -> list[chess.Move]:
-        return movegen.move_actions(board)  # equal to rules.move_actions, without copying the board
-
-    def normalize(self, board: chess.Board, move: chess.Move) -> chess.Move:
-        return rules.with_default_promotion(board, move)
-
-    def revise(self, board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
-        return fastrevise.revise_move(board, move)  # equal to rules.revise_move, from bitboards
-
-    def capture_square(self, board: chess.Board, move: Optional[chess.Move]) -> Optional[Square]:
-        return fastrevise.capture_square(board, move)  # equal to rules.capture_square_of_move
-
-    def push(self, board: chess.Board, move: Optional[chess.Move]) -> None:
-        fastpush.push(board, move)  # equal to rules.push, without python-chess's undo stack
-
-    def king_captured(self, board: chess.Board) -> Optional[Color]:
-        return rules.king_captured(board)
+    sense = staticmethod(fastread.sense_window)  # equal to rules.sense_window
+    move_actions = staticmethod(movegen.move_actions)  # equal to rules.move_actions, without copying the board
+    normalize = staticmethod(rules.with_default_promotion)
+    revise = staticmethod(fastrevise.revise_move)  # equal to rules.revise_move, from bitboards
+    capture_square = staticmethod(fastrevise.capture_square)  # equal to rules.capture_square_of_move
+    push = staticmethod(fastpush.push)  # equal to rules.push, without python-chess's undo stack
+    king_captured = staticmethod(rules.king_captured)
 
     def halfmove_clock(self, board: chess.Board) -> int:
         return board.halfmove_clock

@@ -47,13 +47,13 @@ class DeadlineSlot:
     takes the lock, or the scan starts after the store and sees no deadline to enforce.
     """
 
-    __slots__ = ("thread_id", "deadline", "fired", "_watchdog")
+    __slots__ = ("thread_id", "deadline", "fired", "watchdog")
 
     def __init__(self, thread_id: int, watchdog: Watchdog) -> None:
         self.thread_id = thread_id
         self.deadline = math.inf  # of the bot call the thread is in; inf outside bot calls
         self.fired = False  # interrupted in its current bot call
-        self._watchdog = watchdog
+        self.watchdog = watchdog
 
     def enter(self, deadline: float) -> None:
         """The thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
@@ -66,9 +66,9 @@ class DeadlineSlot:
         injected just before is delivered here at the latest.
         """
         self.deadline = math.inf
-        if not (self._watchdog.scanning or self.fired):
+        if not (self.watchdog.scanning or self.fired):
             return False
-        with self._watchdog.lock:
+        with self.watchdog.lock:
             fired = self.fired
             self.fired = False
         if fired:
