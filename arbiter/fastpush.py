@@ -65,7 +65,7 @@ def push(board: chess.Board, move: Optional[chess.Move]) -> None:
         board.halfmove_clock = 0
 
     promoted = bool(board.promoted & from_bb)
-    piece_type = board._remove_piece_at(from_square)
+    piece_type = _remove(board, from_bb)
     assert piece_type is not None, f"push() expects a pseudo-legal move, got {move} in {board.board_fen()}"
     captured_piece_type = board.piece_type_at(to_square)
 
@@ -85,16 +85,68 @@ def push(board: chess.Board, move: Optional[chess.Move]) -> None:
         elif diff == -16 and from_square >> 3 == 6:
             board.ep_square = from_square - 8
         elif to_square == ep_square and abs(diff) in (7, 9) and not captured_piece_type:
-            board._remove_piece_at(ep_square + (-8 if turn == chess.WHITE else 8))
+            _remove(board, BB_SQUARES[ep_square + (-8 if turn == chess.WHITE else 8)])
 
     if move.promotion:
         promoted = True
         piece_type = move.promotion
 
     if piece_type == chess.KING and board.occupied_co[turn] & to_bb:  # castling, as python-chess decides it
-        board._remove_piece_at(to_square)
+        _remove(board, to_bb)
         king_target, rook_target = _CASTLED[turn, to_square & 7 < from_square & 7]
-        board._set_piece_at(king_target, chess.KING, turn)
-        board._set_piece_at(rook_target, chess.ROOK, turn)
+        for square, placed in ((king_target, chess.KING), (rook_target, chess.ROOK)):
+            _remove(board, BB_SQUARES[square])
+            _place(board, BB_SQUARES[square], placed, turn, False)
     else:
-        board._set_piece_at(to_square, piece_type, turn, promoted)
+        if captured_piece_type:
+            _remove(board, to_bb)
+        _place(board, to_bb, piece_type, turn, promoted)
+
+
+def _remove(board: chess.Board, bb: int) -> Optional[chess.PieceType]:
+    """``board._remove_piece_at`` for the square of `bb`, with its piece type read in the same pass (one call, not two)."""
+    if board.pawns & bb:
+        board.pawns ^= bb
+        piece_type = chess.PAWN
+    elif board.knights & bb:
+        board.knights ^= bb
+        piece_type = chess.KNIGHT
+    elif board.bishops & bb:
+        board.bishops ^= bb
+        piece_type = chess.BISHOP
+    elif board.rooks & bb:
+        board.rooks ^= bb
+        piece_type = chess.ROOK
+    elif board.queens & bb:
+        board.queens ^= bb
+        piece_type = chess.QUEEN
+    elif board.kings & bb:
+        board.kings ^= bb
+        piece_type = chess.KING
+    else:
+        return None
+    board.occupied ^= bb
+    board.occupied_co[chess.WHITE] &= ~bb
+    board.occupied_co[chess.BLACK] &= ~bb
+    board.promoted &= ~bb
+    return piece_type
+
+
+def _place(board: chess.Board, bb: int, piece_type: chess.PieceType, color: chess.Color, promoted: bool) -> None:
+    """``board._set_piece_at`` for the square of `bb`, which must be empty."""
+    if piece_type == chess.PAWN:
+        board.pawns |= bb
+    elif piece_type == chess.KNIGHT:
+        board.knights |= bb
+    elif piece_type == chess.BISHOP:
+        board.bishops |= bb
+    elif piece_type == chess.ROOK:
+        board.rooks |= bb
+    elif piece_type == chess.QUEEN:
+        board.queens |= bb
+    else:
+        board.kings |= bb
+    board.occupied ^= bb
+    board.occupied_co[color] ^= bb
+    if promoted:
+        board.promoted ^= bb

@@ -42,6 +42,8 @@ import math
 import numbers
 import time
 from abc import ABC, abstractmethod
+from itertools import repeat
+from operator import is_
 from typing import Any, Callable, Generic, Optional
 
 import chess
@@ -251,11 +253,14 @@ class LocalGame(Game, Generic[BoardT]):
         self._last_snapshot = (snapshot, truth)
         return truth
 
+    def _is_handed_out(self, move: object) -> bool:
+        """`move` is one of the move action objects themselves: bots usually return an element of the
+        list, and an identity scan runs in C where `in` calls a Python `__eq__` per element."""
+        return any(map(is_, self._current_move_actions(), repeat(move)))
+
     def _is_move_action(self, move: chess.Move) -> bool:
-        """`move in move_actions`, by identity first: bots usually return an element of the list, and
-        comparing ids runs in C where comparing moves calls a Python `__eq__` per element."""
-        actions = self._current_move_actions()
-        return id(move) in map(id, actions) or move in actions
+        """`move in move_actions`, by identity first (see `_is_handed_out`)."""
+        return self._is_handed_out(move) or move in self._current_move_actions()
 
     def _is_sense_action(self, square: object) -> bool:
         """`square in sense_actions`, by a set (an unhashable answer is simply not in it, as with the list)."""
@@ -290,14 +295,19 @@ class LocalGame(Game, Generic[BoardT]):
         taken_move: Optional[chess.Move] = None
         capture_square: Optional[Square] = None
         if requested_move is not None:
-            if not isinstance(requested_move, chess.Move):
-                raise IllegalActionError(f"Requested move {requested_move!r} is not a chess.Move or None")
-            if not (_is_square(requested_move.from_square) and _is_square(requested_move.to_square)):
-                raise IllegalActionError(
-                    f"Requested move from {requested_move.from_square!r} to {requested_move.to_square!r} leaves the board"
-                )
-            move = rules.normalize(board, requested_move)
-            if not self._is_move_action(move):
+            if self._is_handed_out(requested_move):  # a move action itself: a chess.Move on the board
+                move = rules.normalize(board, requested_move)
+                is_action = move is requested_move or self._is_move_action(move)
+            else:
+                if not isinstance(requested_move, chess.Move):
+                    raise IllegalActionError(f"Requested move {requested_move!r} is not a chess.Move or None")
+                if not (_is_square(requested_move.from_square) and _is_square(requested_move.to_square)):
+                    raise IllegalActionError(
+                        f"Requested move from {requested_move.from_square!r} to {requested_move.to_square!r} leaves the board"
+                    )
+                move = rules.normalize(board, requested_move)
+                is_action = self._is_move_action(move)
+            if not is_action:
                 raise IllegalActionError(f"Requested move {requested_move} was not in move_actions()")
             taken_move = rules.revise(board, move)
             capture_square = rules.capture_square(board, taken_move)
