@@ -19,10 +19,14 @@ child each would give. Rows between an opponent move and the sense are at most
 ``MAX_CHILDREN * budget``; time and memory per update are linear in the budget.
 
 Deprivation: when an event leaves no particle (the truth was resampled away), the filter
-replays the events since each of its last ``recovery_turns`` turn-start snapshots (newest
-first, then the game start) with ``recovery_factor`` times the budget; if every replay is
-deprived too, it rebuilds from the game start with a capped exact `BoardSet` (whose backlog
-always recovers a consistent board; noisy sense results are left out of that rebuild). Only
+replays the events since each of its last ``recovery_turns`` turn-start snapshots (oldest
+first, then the game start) with ``recovery_factor`` times the budget. Oldest first because
+a newer snapshot descends from the resampling that lost the truth, so an older one more
+often still holds it (on 150 random-action games it raised the share of rebuilds holding
+the truth from 30% to 52% at 100 particles, 56% to 63% at 1,000, at no measurable cost in
+mean time per update). If every replay is deprived too, it rebuilds from the game start
+with a capped exact `BoardSet` (whose backlog always recovers a consistent board; noisy
+sense results are left out of that rebuild). Only
 an observation sequence no board explains raises `InconsistentObservationError`, and then
 the filter is left as it was. ``recoveries`` counts the rebuilds.
 
@@ -246,7 +250,7 @@ class ParticleFilter:
     def _recovered(self, events: list[Observation]) -> tuple[BoardSet, bool]:
         """A non-empty store after `events`: snapshot replays, then a capped exact rebuild."""
         budget = self.recovery_factor * self.budget
-        for index, snapshot, exact in reversed(self._snapshots):
+        for index, snapshot, exact in self._snapshots[1:] + self._snapshots[:1]:  # oldest recent first, the game start last
             try:
                 store, dropped = snapshot, False
                 for event in events[index:]:
