@@ -16,6 +16,7 @@ from typing import Optional
 import chess
 
 from . import rules
+from .frozen_piece import frozen_piece
 from .observations import SenseWindow
 
 PositionKey = tuple[int, int, int, int, int, int, int, int, int, bool, int, Optional[int], int, int]
@@ -164,12 +165,17 @@ def _window_table(center: int) -> tuple[int, SenseWindow, dict[int, int]]:
 
 
 _WINDOWS = tuple(_window_table(center) for center in chess.SQUARES)
+# Per square, its (square, piece) window entries: index t for White's piece type t, t + 6 for Black's
+_OCCUPIED = tuple(
+    (None, *((square, frozen_piece(t, color)) for color in (chess.WHITE, chess.BLACK) for t in chess.PIECE_TYPES)) for square in chess.SQUARES
+)
 
 
 def sense_window(board: chess.Board, square: int) -> SenseWindow:
     """`rules.sense_window`, faster: the 3x3 window around `square`, rank descending then file ascending.
 
-    Starts from the window's empty template and fills in only the occupied squares.
+    Starts from the window's empty template and fills in only the occupied squares, with
+    shared read-only pieces (see :mod:`blindchess.arbiter.frozen_piece`).
     Unchecked: `square` must be a square (0..63); other boards go to the reference.
 
     >>> sense_window(chess.Board(), chess.A1) == rules.sense_window(chess.Board(), chess.A1)
@@ -182,7 +188,7 @@ def sense_window(board: chess.Board, square: int) -> SenseWindow:
     if not seen:
         return empty_window
     window = list(empty_window)
-    white, Piece = board.occupied_co[chess.WHITE], chess.Piece
+    white = board.occupied_co[chess.WHITE]
     while seen:
         bb = seen & -seen
         seen ^= bb
@@ -199,5 +205,5 @@ def sense_window(board: chess.Board, square: int) -> SenseWindow:
         else:
             piece_type = chess.KING
         occupied_square = bb.bit_length() - 1
-        window[slot_of[occupied_square]] = (occupied_square, Piece(piece_type, bool(white & bb)))
+        window[slot_of[occupied_square]] = _OCCUPIED[occupied_square][piece_type if white & bb else piece_type + 6]
     return tuple(window)

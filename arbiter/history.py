@@ -174,16 +174,15 @@ class GameHistory:
         self._white_name = white_name
         self._black_name = black_name
 
-    def _record(self, color: Color, index: int) -> TurnRecord:
-        records = self._records[color]
-        if index == len(records):
-            records.append(TurnRecord())
-        return records[index]
-
     def store_sense(self, color: Color, square: Optional[Square], sense_result: SenseResultList) -> None:
         """Record a sense (like reconchess: the n-th sense of a colour belongs to its n-th turn)."""
-        self._record(color, self._sense_counts[color]).sense = SensePhase(square, sense_result)
-        self._sense_counts[color] += 1
+        records, index = self._records[color], self._sense_counts[color]
+        phase = SensePhase(square, sense_result)
+        if index == len(records):  # the usual case, a new turn: one call fewer than a separate lookup
+            records.append(TurnRecord(phase))
+        else:
+            records[index].sense = phase
+        self._sense_counts[color] = index + 1
 
     def store_move(
         self,
@@ -196,8 +195,12 @@ class GameHistory:
     ) -> None:
         """Record a move with the truth positions around it (FEN strings or lazy `TruthFen` snapshots)."""
         phase = MovePhase(requested_move, taken_move, capture_square, _as_truth(fen_before), _as_truth(fen_after))
-        self._record(color, self._move_counts[color]).move = phase
-        self._move_counts[color] += 1
+        records, index = self._records[color], self._move_counts[color]
+        if index == len(records):  # a move without a sense before it
+            records.append(TurnRecord(move=phase))
+        else:
+            records[index].move = phase
+        self._move_counts[color] = index + 1
 
     def store_results(self, winner_color: Optional[Color], win_reason: Optional[WinReason]) -> None:
         self._winner_color = winner_color

@@ -1,0 +1,56 @@
+"""`FrozenPiece`: a read-only `chess.Piece`, so sense windows can hold the same twelve pieces every turn.
+
+Why: building a `chess.Piece` (a dataclass) for each occupied square of a sense window was
+a few percent of an arbiter turn. The windows therefore hold shared instances, which is
+only safe if nobody can change one: python-chess's `Piece` is a mutable dataclass, and a
+bot that wrote ``piece.color = chess.BLACK`` into a shared piece would change it in every
+later window. A `FrozenPiece` refuses such writes with an AttributeError (a bot fault in
+the play loop, never silent corruption) and in every other respect is a `chess.Piece`,
+as `FrozenMove` is a `chess.Move` (see :mod:`blindchess.arbiter.frozen_move`).
+
+    >>> piece = frozen_piece(chess.KNIGHT, chess.WHITE)
+    >>> piece == chess.Piece.from_symbol("N") and piece is frozen_piece(chess.KNIGHT, chess.WHITE)
+    True
+    >>> piece.color = chess.BLACK
+    Traceback (most recent call last):
+    ...
+    AttributeError: FrozenPiece N is shared by the arbiter and cannot be changed; build a chess.Piece instead
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+
+class FrozenPiece(chess.Piece):
+    """A `chess.Piece` whose fields cannot be assigned after construction (see the module docstring)."""
+
+    def __init__(self, piece_type: chess.PieceType, color: chess.Color) -> None:
+        object.__setattr__(self, "piece_type", piece_type)
+        object.__setattr__(self, "color", color)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"FrozenPiece {self} is shared by the arbiter and cannot be changed; build a chess.Piece instead")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"FrozenPiece {self} is shared by the arbiter and cannot be changed; build a chess.Piece instead")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, chess.Piece):  # equal to a plain Piece too (dataclass equality wants the same class)
+            return self.piece_type == other.piece_type and self.color == other.color
+        return NotImplemented
+
+    __hash__ = chess.Piece.__hash__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenPiece, (self.piece_type, self.color))
+
+
+_PIECES = {(piece_type, color): FrozenPiece(piece_type, color) for piece_type in chess.PIECE_TYPES for color in chess.COLORS}
+
+
+def frozen_piece(piece_type: chess.PieceType, color: chess.Color) -> FrozenPiece:
+    """The one shared `FrozenPiece` of `piece_type` and `color`."""
+    return _PIECES[piece_type, color]

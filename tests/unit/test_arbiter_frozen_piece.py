@@ -1,0 +1,81 @@
+"""Sense windows share read-only pieces: each behaves as a `chess.Piece`, and a bot cannot change one."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+from typing import Any, Optional
+
+import chess
+import pytest
+
+from blindchess.arbiter import Player, WinReason, play_local_game, rules
+from blindchess.arbiter.frozen_piece import FrozenPiece, frozen_piece
+
+PIECES = [(piece_type, color) for piece_type in chess.PIECE_TYPES for color in chess.COLORS]
+
+
+@pytest.mark.parametrize(("piece_type", "color"), PIECES)
+def test_frozen_piece_behaves_as_a_chess_piece(piece_type: chess.PieceType, color: chess.Color) -> None:
+    shared, plain = frozen_piece(piece_type, color), chess.Piece(piece_type, color)
+    assert shared is frozen_piece(piece_type, color)
+    assert isinstance(shared, chess.Piece)
+    assert shared == plain and plain == shared and not shared != plain
+    assert hash(shared) == hash(plain) and {plain: 1}[shared] == 1
+    assert (shared.symbol(), str(shared), repr(shared)) == (plain.symbol(), str(plain), repr(plain))
+    other = chess.Piece(piece_type % 6 + 1, color)
+    assert shared != other and other != shared
+    for clone in (pickle.loads(pickle.dumps(shared)), copy.copy(shared), copy.deepcopy(shared)):
+        assert clone == plain and isinstance(clone, FrozenPiece)
+
+
+def test_frozen_piece_refuses_writes() -> None:
+    shared = frozen_piece(chess.QUEEN, chess.WHITE)
+    with pytest.raises(AttributeError, match="shared by the arbiter"):
+        shared.color = chess.BLACK
+    with pytest.raises(AttributeError, match="shared by the arbiter"):
+        del shared.piece_type
+    assert shared == chess.Piece(chess.QUEEN, chess.WHITE)
+
+
+class PieceWriter(Player):
+    """Senses the centre, then tries to recolour the first piece it sees (on its third turn)."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(3)
+        self.turns = 0
+
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        pass
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
+        pass
+
+    def choose_sense(self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float) -> int:
+        return chess.E2
+
+    def handle_sense_result(self, sense_result: list[Any]) -> None:
+        self.turns += 1
+        if self.turns == 3:
+            piece = next(piece for _, piece in sense_result if piece is not None)
+            piece.color = not piece.color
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        return self.rng.choice(move_actions + [None])
+
+    def handle_move_result(self, *args: Any) -> None:
+        pass
+
+    def handle_game_end(self, *args: Any) -> None:
+        pass
+
+
+def test_a_bot_writing_into_a_sense_result_loses_and_the_record_stays_true() -> None:
+    winner, reason, history = play_local_game(PieceWriter(), PieceWriter())
+    assert (winner, reason) == (chess.BLACK, WinReason.RESIGN)
+    assert "AttributeError" in history.faults[0].message and "handle_sense_result" in history.faults[0].message
+    for turn in history.turns():
+        board = history.truth_board_before_move(turn) if history.has_move(turn) else None
+        if board is not None:
+            assert history.sense_result(turn) == list(rules.sense_window(board, chess.E2))
