@@ -42,10 +42,25 @@ from .frozen_move import frozen_move
 _PUSH_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 _DIAGONAL_PROMOTIONS = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
-# (backrank, king home, kingside and queenside (rook square, king target, rook target)) per colour
+# Per colour: (back rank, king home, per side (kingside first): the rook's square, the squares that
+# must hold no other own piece (both paths and both targets), the castling move)
 _CASTLING = {
-    chess.WHITE: (chess.BB_RANK_1, chess.E1, ((chess.H1, chess.G1, chess.F1), (chess.A1, chess.C1, chess.D1))),
-    chess.BLACK: (chess.BB_RANK_8, chess.E8, ((chess.H8, chess.G8, chess.F8), (chess.A8, chess.C8, chess.D8))),
+    color: (
+        backrank,
+        home,
+        tuple(
+            (
+                BB_SQUARES[rook_square],
+                chess.between(home, king_target) | chess.between(rook_square, rook_target) | BB_SQUARES[king_target] | BB_SQUARES[rook_target],
+                frozen_move(home, king_target),
+            )
+            for rook_square, king_target, rook_target in sides
+        ),
+    )
+    for color, (backrank, home, sides) in {
+        chess.WHITE: (chess.BB_RANK_1, chess.E1, ((chess.H1, chess.G1, chess.F1), (chess.A1, chess.C1, chess.D1))),
+        chess.BLACK: (chess.BB_RANK_8, chess.E8, ((chess.H8, chess.G8, chess.F8), (chess.A8, chess.C8, chess.D8))),
+    }.items()
 }
 
 
@@ -160,7 +175,8 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
     """
     turn = board.turn
     own = board.occupied_co[turn]
-    if board.chess960 or type(board) is not chess.Board or chess.popcount(own & board.kings) > 1:
+    own_kings = own & board.kings
+    if board.chess960 or type(board) is not chess.Board or own_kings & (own_kings - 1):  # more than one king
         return rules.move_actions(board)
     not_own = ~own
     pawns = board.pawns & own
@@ -213,24 +229,13 @@ def move_actions(board: chess.Board) -> list[chess.Move]:
 
 
 def _append_castling(board: chess.Board, own: int, actions: list[chess.Move]) -> None:
-    """python-chess's castling generation on the own-only board, where no square is attacked."""
+    """python-chess's castling generation on the own-only board, where no square is attacked (one own king)."""
     backrank, home, sides = _CASTLING[board.turn]
-    king = own & board.kings & ~board.promoted & backrank
-    king &= -king
-    if not king:
-        return
-    # clean_castling_rights() of the own-only board (its move stack is always empty)
-    if not own & board.kings & ~board.promoted & BB_SQUARES[home]:
+    king = BB_SQUARES[home]
+    # clean_castling_rights() of the own-only board (its move stack is always empty): the king at home, unpromoted
+    if not own & board.kings & ~board.promoted & king:
         return
     rights = board.castling_rights & board.rooks & own & backrank
-    if not rights:
-        return
-    king_square = king.bit_length() - 1
-    for rook_square, king_target, rook_target in sides:
-        rook = BB_SQUARES[rook_square]
-        if not rights & rook:
-            continue
-        king_path = chess.between(king_square, king_target)
-        rook_path = chess.between(rook_square, rook_target)
-        if not (own ^ king ^ rook) & (king_path | rook_path | BB_SQUARES[king_target] | BB_SQUARES[rook_target]):
-            actions.append(frozen_move(king_square, king_target))
+    for rook, must_be_free, move in sides:
+        if rights & rook and not (own ^ king ^ rook) & must_be_free:
+            actions.append(move)

@@ -10,6 +10,7 @@ smaller board simply uses the lower-left files and ranks.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Generic, Optional, Protocol, TypeVar
 
 import chess
@@ -105,11 +106,8 @@ class StandardRules:
     push = staticmethod(fastpush.push)  # equal to rules.push, without python-chess's undo stack
     king_captured = staticmethod(rules.king_captured)
 
-    def halfmove_clock(self, board: chess.Board) -> int:
-        return board.halfmove_clock
-
-    def fullmove_number(self, board: chess.Board) -> int:
-        return board.fullmove_number
+    halfmove_clock = staticmethod(attrgetter("halfmove_clock"))  # read in C: `is_over` asks every turn
+    fullmove_number = staticmethod(attrgetter("fullmove_number"))
 
 
 STANDARD = StandardRules()
