@@ -140,8 +140,9 @@ class TurnRecord:
     move: Optional[MovePhase] = None
 
 
-def _as_truth(fen: FenSource) -> TruthFen:
-    return fen if isinstance(fen, TruthFen) else TruthFen(fen=fen)
+_new_phase = tuple.__new__
+"""Builds a phase as ``_new_phase(SensePhase, (square, result))``: the named tuple's own constructor is a
+Python function, and the game records two phases a turn."""
 
 
 class GameHistory:
@@ -177,7 +178,7 @@ class GameHistory:
     def store_sense(self, color: Color, square: Optional[Square], sense_result: SenseResultList) -> None:
         """Record a sense (like reconchess: the n-th sense of a colour belongs to its n-th turn)."""
         records, index = self._records[color], self._sense_counts[color]
-        phase = SensePhase(square, sense_result)
+        phase = _new_phase(SensePhase, (square, sense_result))
         if index == len(records):  # the usual case, a new turn: one call fewer than a separate lookup
             records.append(TurnRecord(phase))
         else:
@@ -194,7 +195,9 @@ class GameHistory:
         fen_after: FenSource,
     ) -> None:
         """Record a move with the truth positions around it (FEN strings or lazy `TruthFen` snapshots)."""
-        phase = MovePhase(requested_move, taken_move, capture_square, _as_truth(fen_before), _as_truth(fen_after))
+        before = fen_before if isinstance(fen_before, TruthFen) else TruthFen(fen=fen_before)
+        after = fen_after if isinstance(fen_after, TruthFen) else TruthFen(fen=fen_after)
+        phase = _new_phase(MovePhase, (requested_move, taken_move, capture_square, before, after))
         records, index = self._records[color], self._move_counts[color]
         if index == len(records):  # a move without a sense before it
             records.append(TurnRecord(move=phase))

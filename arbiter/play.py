@@ -164,83 +164,31 @@ def _describe(move: Optional[chess.Move]) -> str:
         return f"a chess.Move from {getattr(move, 'from_square', None)!r} to {getattr(move, 'to_square', None)!r}"
 
 
-def _checked_sense(referee: Optional[Referee], sense: Any) -> Optional[Square]:
-    """A sense answer as a plain int square or None; anything else is a fault (with a referee)."""
-    if referee is None or sense is None or type(sense) is int:
-        return sense  # type: ignore[no-any-return]
+def _checked_sense(referee: Referee, sense: Any) -> Optional[Square]:
+    """A sense answer that is not None or a plain int, as a plain int square; anything else is a fault."""
     if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
         return int(sense)
     raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r} ({type(sense).__name__}), not a square or None"))
 
 
-def _checked_move(referee: Optional[Referee], move: Any) -> Optional[chess.Move]:
-    if referee is None or move is None or isinstance(move, chess.Move):
-        return move  # type: ignore[no-any-return]
-    raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"))
-
-
-def _unrefereed_call(player: Player, color: Optional[Color], callback: str, *args: Any) -> Any:
-    """A bot call without a referee, as in reconchess: its exceptions propagate."""
-    return getattr(player, callback)(*args)
-
-
-def _caller(referee: Optional[Referee]) -> Callable[..., Any]:
-    """How the step functions call the bot: `Referee.call` (color None: the player to move) or directly."""
-    return _unrefereed_call if referee is None else referee.call
-
-
-def notify_opponent_move_results(game: Game, player: Player, *, referee: Optional[Referee] = None) -> None:
+def notify_opponent_move_results(game: Game, player: Player) -> None:
     """Tell `player` where (if anywhere) the opponent's last move captured."""
     capture_square = game.opponent_move_results()
-    _caller(referee)(player, None, "handle_opponent_move_result", capture_square is not None, capture_square)
+    player.handle_opponent_move_result(capture_square is not None, capture_square)
 
 
-def play_sense(
-    game: Game,
-    player: Player,
-    sense_actions: list[Square],
-    move_actions: list[chess.Move],
-    *,
-    referee: Optional[Referee] = None,
-) -> None:
+def play_sense(game: Game, player: Player, sense_actions: list[Square], move_actions: list[chess.Move]) -> None:
     """Ask `player` for a sense, apply it, and hand back the result."""
-    call = _caller(referee)
-    sense = _checked_sense(referee, call(player, None, "choose_sense", sense_actions, move_actions, game.get_seconds_left()))
-    try:
-        sense_result = game.sense(sense)
-    except IllegalActionError as error:
-        if referee is None:
-            raise
-        raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
-    call(player, None, "handle_sense_result", sense_result)
+    sense_result = game.sense(player.choose_sense(sense_actions, move_actions, game.get_seconds_left()))
+    player.handle_sense_result(sense_result)
 
 
-def play_move(
-    game: Game,
-    player: Player,
-    move_actions: list[chess.Move],
-    end_turn_last: bool = False,
-    *,
-    referee: Optional[Referee] = None,
-) -> None:
+def play_move(game: Game, player: Player, move_actions: list[chess.Move], end_turn_last: bool = False) -> None:
     """Ask `player` for a move, apply it, end the turn and report the result (order set by `end_turn_last`)."""
-    call = _caller(referee)
-    move = _checked_move(referee, call(player, None, "choose_move", move_actions, game.get_seconds_left()))
-    try:
-        requested_move, taken_move, capture_square = game.move(move)
-    except IllegalActionError as error:
-        if referee is None:
-            raise
-        raise BotFaultError(referee.fault(referee.mover, "choose_move", f"returned {_describe(move)}, not one of the move actions")) from error
+    requested_move, taken_move, capture_square = game.move(player.choose_move(move_actions, game.get_seconds_left()))
     if not end_turn_last:
         game.end_turn()
-    try:
-        call(player, None, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
-    except BotFaultError as error:
-        if end_turn_last and not error.fault.timed_out:
-            _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
-            game.end_turn()
-        raise
+    player.handle_move_result(requested_move, taken_move, capture_square is not None, capture_square)
     if end_turn_last:
         game.end_turn()
 
@@ -251,20 +199,63 @@ def play_turn(game: Game, player: Player, end_turn_last: bool = False, *, refere
     Without a referee this is reconchess's `play_turn` (exceptions propagate). With one,
     a bot fault ends the game (see the module docstring) and is returned.
     """
+    if referee is not None:
+        return _play_refereed_turn(game, player, end_turn_last, referee)
     sense_actions = game.sense_actions()
     move_actions = game.move_actions()
     assert sense_actions is not None and move_actions is not None, "play_turn is only called while the game runs"
-    if referee is None:
-        notify_opponent_move_results(game, player)
-        play_sense(game, player, sense_actions, move_actions)
-        play_move(game, player, move_actions, end_turn_last=end_turn_last)
-        return None
+    notify_opponent_move_results(game, player)
+    play_sense(game, player, sense_actions, move_actions)
+    play_move(game, player, move_actions, end_turn_last=end_turn_last)
+    return None
+
+
+def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee: Referee) -> Optional[BotFault]:
+    """The three steps above in one function, every bot call through `referee` and every answer checked.
+
+    One function rather than the steps with a referee passed down: this runs every turn, and
+    the steps' own calls were a measurable part of it. Bot calls name no colour (None: the
+    player to move, looked up only on a fault).
+    """
+    sense_actions = game.sense_actions()
+    move_actions = game.move_actions()
+    assert sense_actions is not None and move_actions is not None, "play_turn is only called while the game runs"
     color = referee.mover
     referee.begin_turn(color)
+    call = referee.call
     try:
-        notify_opponent_move_results(game, player, referee=referee)
-        play_sense(game, player, sense_actions, move_actions, referee=referee)
-        play_move(game, player, move_actions, end_turn_last=end_turn_last, referee=referee)
+        capture_square = game.opponent_move_results()
+        call(player, None, "handle_opponent_move_result", capture_square is not None, capture_square)
+
+        sense = call(player, None, "choose_sense", sense_actions, move_actions, game.get_seconds_left())
+        if sense is not None and type(sense) is not int:
+            sense = _checked_sense(referee, sense)
+        try:
+            sense_result = game.sense(sense)
+        except IllegalActionError as error:
+            raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
+        call(player, None, "handle_sense_result", sense_result)
+
+        move = call(player, None, "choose_move", move_actions, game.get_seconds_left())
+        if move is not None and not isinstance(move, chess.Move):
+            problem = f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"
+            raise BotFaultError(referee.fault(referee.mover, "choose_move", problem))
+        try:
+            requested_move, taken_move, capture_square = game.move(move)
+        except IllegalActionError as error:
+            problem = f"returned {_describe(move)}, not one of the move actions"
+            raise BotFaultError(referee.fault(referee.mover, "choose_move", problem)) from error
+        if not end_turn_last:
+            game.end_turn()
+        try:
+            call(player, None, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
+        except BotFaultError as error:
+            if end_turn_last and not error.fault.timed_out:
+                _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
+                game.end_turn()
+            raise
+        if end_turn_last:
+            game.end_turn()
     except BotFaultError as error:
         if not error.fault.timed_out:
             _resign(game, color)
