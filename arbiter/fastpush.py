@@ -65,7 +65,7 @@ def push(board: chess.Board, move: Optional[chess.Move]) -> None:
         board.halfmove_clock = 0
 
     promoted = bool(board.promoted & from_bb)
-    piece_type = _remove(board, from_bb)
+    piece_type = _remove(board, from_square)
     assert piece_type is not None, f"push() expects a pseudo-legal move, got {move} in {board.board_fen()}"
     captured_piece_type = board.piece_type_at(to_square)
 
@@ -85,46 +85,33 @@ def push(board: chess.Board, move: Optional[chess.Move]) -> None:
         elif diff == -16 and from_square >> 3 == 6:
             board.ep_square = from_square - 8
         elif to_square == ep_square and abs(diff) in (7, 9) and not captured_piece_type:
-            _remove(board, BB_SQUARES[ep_square + (-8 if turn == chess.WHITE else 8)])
+            _remove(board, ep_square + (-8 if turn == chess.WHITE else 8))
 
     if move.promotion:
         promoted = True
         piece_type = move.promotion
 
     if piece_type == chess.KING and board.occupied_co[turn] & to_bb:  # castling, as python-chess decides it
-        _remove(board, to_bb)
+        _remove(board, to_square)
         king_target, rook_target = _CASTLED[turn, to_square & 7 < from_square & 7]
         for square, placed in ((king_target, chess.KING), (rook_target, chess.ROOK)):
-            _remove(board, BB_SQUARES[square])
+            _remove(board, square)
             _place(board, BB_SQUARES[square], placed, turn, False)
     else:
         if captured_piece_type:
-            _remove(board, to_bb)
+            _remove(board, to_square)
         _place(board, to_bb, piece_type, turn, promoted)
 
 
-def _remove(board: chess.Board, bb: int) -> Optional[chess.PieceType]:
-    """``board._remove_piece_at`` for the square of `bb`, with its piece type read in the same pass (one call, not two)."""
-    if board.pawns & bb:
-        board.pawns ^= bb
-        piece_type = chess.PAWN
-    elif board.knights & bb:
-        board.knights ^= bb
-        piece_type = chess.KNIGHT
-    elif board.bishops & bb:
-        board.bishops ^= bb
-        piece_type = chess.BISHOP
-    elif board.rooks & bb:
-        board.rooks ^= bb
-        piece_type = chess.ROOK
-    elif board.queens & bb:
-        board.queens ^= bb
-        piece_type = chess.QUEEN
-    elif board.kings & bb:
-        board.kings ^= bb
-        piece_type = chess.KING
-    else:
+def _remove(board: chess.Board, square: chess.Square) -> Optional[chess.PieceType]:
+    """``board._remove_piece_at(square)``, with one call fewer (python-chess's asks `piece_type_at` and then
+    tests the type again per bitboard)."""
+    piece_type = board.piece_type_at(square)
+    if piece_type is None:
         return None
+    bb = BB_SQUARES[square]
+    field = _PIECE_FIELDS[piece_type]
+    setattr(board, field, getattr(board, field) ^ bb)
     board.occupied ^= bb
     board.occupied_co[chess.WHITE] &= ~bb
     board.occupied_co[chess.BLACK] &= ~bb
@@ -134,19 +121,13 @@ def _remove(board: chess.Board, bb: int) -> Optional[chess.PieceType]:
 
 def _place(board: chess.Board, bb: int, piece_type: chess.PieceType, color: chess.Color, promoted: bool) -> None:
     """``board._set_piece_at`` for the square of `bb`, which must be empty."""
-    if piece_type == chess.PAWN:
-        board.pawns |= bb
-    elif piece_type == chess.KNIGHT:
-        board.knights |= bb
-    elif piece_type == chess.BISHOP:
-        board.bishops |= bb
-    elif piece_type == chess.ROOK:
-        board.rooks |= bb
-    elif piece_type == chess.QUEEN:
-        board.queens |= bb
-    else:
-        board.kings |= bb
+    field = _PIECE_FIELDS[piece_type]
+    setattr(board, field, getattr(board, field) | bb)
     board.occupied ^= bb
     board.occupied_co[color] ^= bb
     if promoted:
         board.promoted ^= bb
+
+
+_PIECE_FIELDS = (None, "pawns", "knights", "bishops", "rooks", "queens", "kings")
+"""The board's bitboard of each piece type, by type."""

@@ -30,23 +30,34 @@ import chess
 from .types import Square
 
 
-class FrozenMove(chess.Move):
+class ReadOnly:
+    """Refuses every write to an instance's fields once built (the fields are set through `_set_fields`).
+
+    The base of the python-chess value objects the arbiter shares between turns, games and
+    bots (`FrozenMove`, and `FrozenPiece` in :mod:`blindchess.arbiter.frozen_piece`);
+    `plain` names the class to build instead.
+    """
+
+    plain = "chess.Move"
+
+    def _set_fields(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} {self} is shared by the arbiter and cannot be changed; build a {self.plain} instead")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} {self} is shared by the arbiter and cannot be changed; build a {self.plain} instead")
+
+
+class FrozenMove(ReadOnly, chess.Move):
     """A `chess.Move` whose fields cannot be assigned after construction (see the module docstring)."""
 
     def __init__(
         self, from_square: Square, to_square: Square, promotion: Optional[chess.PieceType] = None, drop: Optional[chess.PieceType] = None
     ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "from_square", from_square)
-        set_field(self, "to_square", to_square)
-        set_field(self, "promotion", promotion)
-        set_field(self, "drop", drop)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"FrozenMove {self} is shared by the arbiter and cannot be changed; build a chess.Move instead")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"FrozenMove {self} is shared by the arbiter and cannot be changed; build a chess.Move instead")
+        self._set_fields(from_square=from_square, to_square=to_square, promotion=promotion, drop=drop)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, chess.Move):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import copy
 import pickle
-import random
-from typing import Any, Optional
+from typing import Any
 
 import chess
 import pytest
 
-from blindchess.arbiter import Player, WinReason, play_local_game, rules
+from blindchess.arbiter import WinReason, play_local_game, rules
 from blindchess.arbiter.frozen_piece import FrozenPiece, frozen_piece
+from blindchess.bots.random_bot import RandomBot
 
 PIECES = [(piece_type, color) for piece_type in chess.PIECE_TYPES for color in chess.COLORS]
 
@@ -39,18 +39,12 @@ def test_frozen_piece_refuses_writes() -> None:
     assert shared == chess.Piece(chess.QUEEN, chess.WHITE)
 
 
-class PieceWriter(Player):
-    """Senses the centre, then tries to recolour the first piece it sees (on its third turn)."""
+class PieceWriter(RandomBot):
+    """A random mover that senses e2 and, on its third turn, tries to recolour the first piece it sees."""
 
     def __init__(self) -> None:
-        self.rng = random.Random(3)
+        super().__init__(3)
         self.turns = 0
-
-    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
-        pass
-
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
-        pass
 
     def choose_sense(self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float) -> int:
         return chess.E2
@@ -60,15 +54,6 @@ class PieceWriter(Player):
         if self.turns == 3:
             piece = next(piece for _, piece in sense_result if piece is not None)
             piece.color = not piece.color
-
-    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
-        return self.rng.choice(move_actions + [None])
-
-    def handle_move_result(self, *args: Any) -> None:
-        pass
-
-    def handle_game_end(self, *args: Any) -> None:
-        pass
 
 
 def test_a_bot_writing_into_a_sense_result_loses_and_the_record_stays_true() -> None:
