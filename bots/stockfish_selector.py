@@ -187,7 +187,7 @@ class StockfishMoveSelector:
         return _pick(move_actions, scores, rng)
 
     def _aggression(self, boards: list[chess.Board], color: chess.Color) -> np.ndarray:
-        return threat_weights(boards, color, self.threat_boost, 1.0 + (self.threat_boost - 1.0) / 3.0)
+        return threat_weights(boards, color, self.threat_boost)
 
     def _limit(self, seconds: float) -> chess.engine.Limit:
         return chess.engine.Limit(time=seconds) if self.search_depth is None else chess.engine.Limit(depth=self.search_depth)

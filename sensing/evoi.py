@@ -83,16 +83,21 @@ def threat_levels(boards: Sequence[chess.Board], color: Color) -> np.ndarray:
     return result
 
 
-def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: float = 4.0, zone_boost: float = 2.0) -> np.ndarray:
+def level_boosts(king_boost: float) -> np.ndarray:
+    """The weight per threat level (`threat_levels`): 1 when quiet, `king_boost` when our king is
+    attacked right now, and a third of that extra when only a square next to it is."""
+    return np.array([1.0, 1.0 + (king_boost - 1.0) / 3.0, king_boost])
+
+
+def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: float = 4.0) -> np.ndarray:
     """Per board, how much more likely an aggressive opponent makes it than a uniform move model.
 
-    `king_boost` where `color`'s king is attacked right now, `zone_boost` where a square next
-    to it is, else 1 (see `threat_levels`). Rushing bots (AttackerBot's scripted mates, a
-    knight hunting the king) head for exactly these boards; weighting them up makes planners
-    look and selectors defend before the threat lands, at the price of some caution against
-    quiet opponents.
+    `level_boosts(king_boost)` by the board's threat level. Rushing bots (AttackerBot's scripted
+    mates, a knight hunting the king) head for exactly these boards; weighting them up makes
+    planners look and selectors defend before the threat lands, at the price of some caution
+    against quiet opponents.
     """
-    return np.array([1.0, zone_boost, king_boost])[threat_levels(boards, color)]
+    return level_boosts(king_boost)[threat_levels(boards, color)]
 
 
 def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:
@@ -206,7 +211,7 @@ class ValueOfInformationSensePlanner:
         if not drawn:
             return [], np.zeros(0), np.zeros(0, dtype=np.int64)
         drawn_levels = threat_levels(drawn, color)
-        boosts = np.array([1.0, 1.0 + (self.threat_boost - 1.0) / 3.0, self.threat_boost])
+        boosts = level_boosts(self.threat_boost)
         boards: list[chess.Board] = []
         weights: list[float] = []
         levels: list[int] = []
