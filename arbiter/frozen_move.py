@@ -69,8 +69,7 @@ class FrozenMove(ReadOnly, chess.Move):
             )
         return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash((self.from_square, self.to_square, self.promotion, self.drop))  # chess.Move's dataclass hash
+    __hash__ = chess.Move.__hash__
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenMove, (self.from_square, self.to_square, self.promotion, self.drop))

@@ -124,17 +124,14 @@ class Referee:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
         return BotFault(self.names[color], color, callback, problem, turn, trace, timed_out)
 
-    def call(self, player: Any, color: Optional[Color], callback: str, *args: Any, timed: bool = True) -> Any:
-        """Call ``player.<callback>(*args)``; any exception or overrun becomes `BotFaultError`.
-
-        `color` is the player's colour; None means the player to move (looked up only on a fault).
-        """
+    def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
+        """Call ``player.<callback>(*args)`` (`player` plays `color`); any exception or overrun becomes `BotFaultError`."""
         method: Callable[..., Any] = getattr(player, callback)
         slot = self._slot if timed else None
         try:
             if slot is None:
                 return method(*args)
-            slot.deadline = self._deadline  # slot.enter(), inlined: this runs six times a turn
+            slot.deadline = self._deadline  # enter the bot call (one store: this runs six times a turn)
             try:
                 result = method(*args)
             finally:
@@ -144,12 +141,10 @@ class Referee:
                 raise BotDeadlineExceeded()
             return result
         except BotDeadlineExceeded:
-            who = self.mover if color is None else color
-            raise BotFaultError(self.fault(who, callback, _OUT_OF_CLOCK, timed_out=True)) from None
+            raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
         except (Exception, SystemExit) as error:  # a bot calling sys.exit() has crashed, not ended the arbiter
-            who = self.mover if color is None else color
             problem = f"raised {type(error).__name__}: {error}"
-            raise BotFaultError(self.fault(who, callback, problem, traceback.format_exc())) from error
+            raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
 
 
 _OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
@@ -214,8 +209,8 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
     """The three steps above in one function, every bot call through `referee` and every answer checked.
 
     One function rather than the steps with a referee passed down: this runs every turn, and
-    the steps' own calls were a measurable part of it. Bot calls name no colour (None: the
-    player to move, looked up only on a fault).
+    the steps' own calls were a measurable part of it. Every fault is `color`'s, the colour
+    that began the turn, even after `Game.end_turn` has handed the move to the opponent.
     """
     sense_actions = game.sense_actions()
     move_actions = game.move_actions()
@@ -225,30 +220,30 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
     call = referee.call
     try:
         capture_square = game.opponent_move_results()
-        call(player, None, "handle_opponent_move_result", capture_square is not None, capture_square)
+        call(player, color, "handle_opponent_move_result", capture_square is not None, capture_square)
 
-        sense = call(player, None, "choose_sense", sense_actions, move_actions, game.get_seconds_left())
+        sense = call(player, color, "choose_sense", sense_actions, move_actions, game.get_seconds_left())
         if sense is not None and type(sense) is not int:
             sense = _checked_sense(referee, sense)
         try:
             sense_result = game.sense(sense)
         except IllegalActionError as error:
-            raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
-        call(player, None, "handle_sense_result", sense_result)
+            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
+        call(player, color, "handle_sense_result", sense_result)
 
-        move = call(player, None, "choose_move", move_actions, game.get_seconds_left())
+        move = call(player, color, "choose_move", move_actions, game.get_seconds_left())
         if move is not None and not isinstance(move, chess.Move):
             problem = f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"
-            raise BotFaultError(referee.fault(referee.mover, "choose_move", problem))
+            raise BotFaultError(referee.fault(color, "choose_move", problem))
         try:
             requested_move, taken_move, capture_square = game.move(move)
         except IllegalActionError as error:
             problem = f"returned {_describe(move)}, not one of the move actions"
-            raise BotFaultError(referee.fault(referee.mover, "choose_move", problem)) from error
+            raise BotFaultError(referee.fault(color, "choose_move", problem)) from error
         if not end_turn_last:
             game.end_turn()
         try:
-            call(player, None, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
+            call(player, color, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
         except BotFaultError as error:
             if end_turn_last and not error.fault.timed_out:
                 _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began

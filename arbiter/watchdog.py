@@ -35,9 +35,9 @@ def _checkpoint() -> None:
 
 
 class DeadlineSlot:
-    """One thread's bot-call deadline; `enter` before each callback, `leave` after.
+    """One thread's bot-call deadline: set `deadline` before each callback, `leave` after.
 
-    Entering is one attribute store, and so, nearly always, is leaving. The watchdog must
+    Entering is that one attribute store, and so, nearly always, is leaving. The watchdog must
     never interrupt a thread that has already left the bot's code, so it checks the
     deadline and interrupts under its lock, and leaving takes that lock whenever the
     watchdog might be doing so: while it scans (`Watchdog.scanning`) or after it fired.
@@ -51,13 +51,9 @@ class DeadlineSlot:
 
     def __init__(self, thread_id: int, watchdog: Watchdog) -> None:
         self.thread_id = thread_id
-        self.deadline = math.inf  # of the bot call the thread is in; inf outside bot calls
+        self.deadline = math.inf  # `time.monotonic()` by which the thread's bot call must return; inf outside bot calls
         self.fired = False  # interrupted in its current bot call
         self.watchdog = watchdog
-
-    def enter(self, deadline: float) -> None:
-        """The thread is about to call into a bot that must return by `deadline` (`time.monotonic()`)."""
-        self.deadline = deadline
 
     def leave(self) -> bool:
         """The bot call returned (or raised); True when it overran and was interrupted.
