@@ -415,11 +415,8 @@ class BoardSet:
         """Shape (64, 13): P(square holds channel), rows summing to one."""
         self._require_started()
         offset = 7 if self.color == chess.WHITE else 1
-        probabilities = self.weights()
         result = np.zeros((64, N_CHANNELS))
-        for start in range(0, len(self), _MARGINAL_ROWS):
-            bits = self._bits(start, start + _MARGINAL_ROWS).astype(np.float64)
-            result[:, offset : offset + 6] += np.einsum("n,nts->st", probabilities[start : start + _MARGINAL_ROWS], bits)
+        result[:, offset : offset + 6] = kernels.opponent_marginals(self._opp, self.weights())
         own = self._own_grid()
         result[np.arange(64)[own > 0], own[own > 0]] = 1.0
         result[:, 0] = np.clip(1.0 - result[:, 1:].sum(axis=1), 0.0, 1.0)

@@ -19,6 +19,7 @@ import numpy as np
 
 from blindchess.arbiter.observations import GameEnded, SenseResult
 
+from .base import channel
 from .likelihood import NoisySensing
 from .particle_filter import ParticleFilter
 from .random_games import play_random_game
@@ -29,10 +30,7 @@ SMOOTHING = 1e-4
 
 def truth_channels(board: chess.Board) -> np.ndarray:
     """Per square, the marginal channel of `board` (0 empty, 1..6 white pawn..king, 7..12 black)."""
-    channels = np.zeros(64, dtype=np.int64)
-    for square, piece in board.piece_map().items():
-        channels[square] = piece.piece_type + (0 if piece.color == chess.WHITE else 6)
-    return channels
+    return np.array([channel(board.piece_at(square)) for square in chess.SQUARES], dtype=np.int64)
 
 
 def cross_entropy(marginals: np.ndarray, truth: chess.Board) -> float:

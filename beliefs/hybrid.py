@@ -33,7 +33,6 @@ from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
 from .move_model import OpponentMoveModel
 from .particle_filter import ParticleFilter
-from .store import store_marginals
 
 logger = logging.getLogger(__name__)
 
@@ -185,8 +184,7 @@ class HybridBelief:
         return self._started().piece_grid()
 
     def marginals(self) -> np.ndarray:
-        active = self._started()
-        return store_marginals(active) if isinstance(active, BoardSet) else active.marginals()
+        return self._started().marginals()
 
     def entropy(self) -> float:
         return self._started().entropy()

@@ -54,7 +54,7 @@ from .base import InconsistentObservationError, NotInitialisedError, UnexpectedO
 from .board_set import BoardSet
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import OpponentMoveModel
-from .store import opponent_rows, own_piece_types, reweighted, store_marginals
+from .store import opponent_rows, own_piece_types, reweighted
 
 logger = logging.getLogger(__name__)
 
@@ -291,7 +291,7 @@ class ParticleFilter:
         return self._started().piece_grid()
 
     def marginals(self) -> np.ndarray:
-        return store_marginals(self._started())
+        return self._started().marginals()
 
     def entropy(self) -> float:
         """Entropy of the particle weights in bits (an estimate, below the true entropy when inexact)."""

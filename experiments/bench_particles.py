@@ -44,13 +44,8 @@ from blindchess.beliefs import BoardSet, HybridBelief, OpponentMoveModel, Partic
 from blindchess.beliefs.calibration import cross_entropy
 from blindchess.beliefs.random_games import ObservedGame, play_random_game
 from blindchess.beliefs.recorded_games import load_records, observed_game
-from blindchess.beliefs.store import store_marginals
 
 Tracked = Union[BoardSet, ParticleFilter, HybridBelief]
-
-
-def marginals_of(belief: Tracked) -> np.ndarray:
-    return store_marginals(belief) if isinstance(belief, BoardSet) else belief.marginals()
 
 
 @dataclass
@@ -110,7 +105,7 @@ def follow(
                     results.deprived[name] += 1
                     results.recovered[name] += truth_in
             if exact_alive:
-                scored.append((name, cross_entropy(marginals_of(belief), truth), truth_in, seconds))
+                scored.append((name, cross_entropy(belief.marginals(), truth), truth_in, seconds))
         exact = beliefs["exact"]
         if exact_alive and not exact.is_exact:
             exact_alive = False
