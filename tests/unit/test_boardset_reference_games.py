@@ -19,10 +19,6 @@ streams (`GameHistory.observations(color)`, both colours) are replayed into:
 
 from __future__ import annotations
 
-import gzip
-import json
-from pathlib import Path
-
 import chess
 import numpy as np
 import pytest
@@ -30,19 +26,14 @@ import pytest
 from blindchess.arbiter.history import GameHistory, Turn
 from blindchess.arbiter.observations import MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet, InconsistentObservationError, ReferenceBoardSet
+from blindchess.beliefs.recorded_games import load_records
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "boardset_games.json.gz"
 REFERENCE_LIMIT = 60
 SUBSET = 12
 FAST_LIMIT = 50_000
 
 
-def _records() -> list[dict]:
-    with gzip.open(FIXTURE, "rt") as handle:
-        return json.load(handle)
-
-
-RECORDS = _records()
+RECORDS = load_records()
 
 
 def test_fixture_has_300_games_between_every_pair_of_bots() -> None:
