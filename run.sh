@@ -17,16 +17,26 @@ ensure_stockfish() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq stockfish >&2
 }
 
+install_state() {
+    # What an install depends on: the metadata and the list of modules (a strict editable
+    # install links each file, so a new module needs a reinstall).
+    cat pyproject.toml
+    git ls-files --cached --others --exclude-standard -- '*.py' 2>/dev/null | sort
+}
+
 ensure_package() {
-    # Reinstall only when pyproject.toml changed since the last install here.
+    # Reinstall only when the install state changed since the last install here. The editable
+    # install is setuptools' strict mode: a tree of links that mypy, IDEs and import-graph tools
+    # can follow (the default mode's import hook is invisible to them).
     local stamp=".install-stamp"
-    if [ -f "$stamp" ] && cmp -s "$stamp" pyproject.toml && python3 -c "import blindchess, reconchess, hypothesis" 2>/dev/null; then
+    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis" 2>/dev/null; then
         return
     fi
-    echo "run.sh: installing blindchess (pip install -e .[test])" >&2
-    python3 -m pip install -q -e ".[test]" >&2 \
-        || python3 -m pip install -q --user --break-system-packages -e ".[test]" >&2
-    cp pyproject.toml "$stamp"
+    echo "run.sh: installing blindchess (pip install -e .[test], strict editable mode)" >&2
+    local args=(-q -e ".[test]" --config-settings editable_mode=strict)
+    python3 -m pip install "${args[@]}" >&2 \
+        || python3 -m pip install --user --break-system-packages "${args[@]}" >&2
+    install_state > "$stamp"
 }
 
 ensure_stockfish

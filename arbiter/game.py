@@ -51,7 +51,7 @@ import chess
 from .history import GameHistory, TruthFen
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
-from .variant import STANDARD, BoardT, Rules
+from .ruleset import STANDARD, BoardT, Rules
 
 Observer = Callable[[Color, Observation], None]
 """Receives each observation event with the colour it is for."""

@@ -13,7 +13,7 @@ Robustness, because a bot that crashes or flags loses the game:
 * A planner or selector that raises is logged and replaced for that call by the safe choice
   (no sense; the selector's panic path or a pass), never propagated to the arbiter.
 * Stockfish crashes are absorbed by the engine pool (restart and retry, see
-  :mod:`blindchess.bots.engine`).
+  :mod:`blindchess.evaluation.stockfish`).
 * Under `low_clock_seconds` the planner is skipped (no sense) so the move gets what is left.
 
 Example::
@@ -36,7 +36,7 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, 
 from blindchess.beliefs.base import Belief, BeliefError
 from blindchess.sensing.base import SenseContext, SensePlanner
 
-from .move_selection import MoveContext, MoveSelector
+from blindchess.moving.base import MoveContext, MoveSelector
 from .random_bot import SeedLike
 
 logger = logging.getLogger(__name__)

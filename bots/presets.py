@@ -14,7 +14,7 @@ from blindchess.sensing import make_planner
 
 from .belief_bot import BeliefBot
 from .random_bot import SeedLike
-from .stockfish_selector import StockfishMoveSelector
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 BELIEF_CAP = 60_000
 """`BoardSet` size cap of every preset: keeps each update and plan well inside a 120 s + 5 s clock."""

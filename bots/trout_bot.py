@@ -8,7 +8,7 @@ its own pieces.
 
 Fixed here: a king on A1 (square 0) is still a king; the `sense_actions` list it is handed is
 never modified; a Stockfish crash restarts the engine instead of leaving the bot passing
-forever, and positions that would crash it are not sent (see `blindchess.bots.engine`);
+forever, and positions that would crash it are not sent (see `blindchess.evaluation.stockfish`);
 an engine move outside `move_actions` becomes a pass instead of an arbiter error; an en-passant
 capture removes the captured pawn from its board.
 """
@@ -24,7 +24,7 @@ import numpy as np
 
 from blindchess.arbiter import Color, Player, Square, WinReason
 
-from .engine import Engine
+from blindchess.evaluation.stockfish import Engine
 from .random_bot import SeedLike
 
 logger = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules, Position
-from blindchess.bots.minichess_engine import AlphaBetaPlayer
+from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Position
+from blindchess.variants.minichess_engine import AlphaBetaPlayer
 
 MIDDLEGAME = "kq1nr/p1p1p/1p1pb/1P1P1/P1PBP/RNQ1K"
 

@@ -26,8 +26,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from blindchess.arbiter.remote.client import ServerSession, play_remote_game
-from blindchess.arbiter.remote.testing import ServerProcess, register
+from blindchess.server.client import ServerSession, play_remote_game
+from blindchess.server.testing import ServerProcess, register
 from blindchess.bots.random_bot import RandomBot
 
 

@@ -3,7 +3,7 @@
 Question: what does White believe about the hidden board after each event, and why?
 
 Two random players play recon chess on the 4x4 teaching board (see
-`blindchess.arbiter.variants.teaching`). White's exact belief
+`blindchess.variants.teaching`). White's exact belief
 (`EnumeratedBelief`) folds in White's observation events one at a time. For every
 event this script prints the three quantities of the Bayes filter
 
@@ -27,9 +27,9 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.arbiter.variants.exact_belief import BayesStep, EnumeratedBelief
-from blindchess.arbiter.variants.geometry import code_piece
-from blindchess.arbiter.variants.teaching import TEACHING_4X4
+from blindchess.beliefs.small_board import BayesStep, EnumeratedBelief
+from blindchess.variants.geometry import code_piece
+from blindchess.variants.teaching import TEACHING_4X4
 
 
 def placement(key: bytes) -> str:

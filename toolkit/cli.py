@@ -17,11 +17,11 @@ import logging
 from typing import Optional, Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "blindchess.arbiter.remote.cli_serve",
-    "blindchess.arbiter.remote.cli_connect",
-    "blindchess.arbiter.remote.cli_invite",
-    "blindchess.arbiter.variants.cli_imcs",
-    "blindchess.arbiter.simulchess.cli",
+    "blindchess.server.cli_serve",
+    "blindchess.server.cli_connect",
+    "blindchess.server.cli_invite",
+    "blindchess.variants.cli_imcs",
+    "blindchess.variants.simulchess.cli_simulchess",
     "blindchess.bots.cli_match",
     "blindchess.arbiter.cli_replay",
     "blindchess.bots.cli_playback",

@@ -26,10 +26,10 @@ from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 from reconchess.history import GameHistoryEncoder
 
 from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
-from blindchess.arbiter.remote.client import ServerSession, play_remote_game
-from blindchess.arbiter.remote.server import ServerThread
-from blindchess.arbiter.remote.service import ServerConfig
-from blindchess.arbiter.remote.testing import register
+from blindchess.server.client import ServerSession, play_remote_game
+from blindchess.server.server import ServerThread
+from blindchess.server.service import ServerConfig
+from blindchess.server.testing import register
 from blindchess.bots.random_bot import RandomBot
 
 TURN_LIMIT = 8

@@ -13,10 +13,10 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.variant import STANDARD, Rules
-from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Termination
-from blindchess.arbiter.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
-from blindchess.arbiter.variants.teaching import TEACHING_4X4, TEACHING_4X5
+from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Termination
+from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 
 RECON_RULES: dict[str, Rules[Any]] = {
     "standard": STANDARD,

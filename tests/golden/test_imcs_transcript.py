@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blindchess.arbiter.variants.imcs_client import play_imcs_game
-from blindchess.arbiter.variants.imcs_server import HELP_LINES, ImcsServer
-from blindchess.bots.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer
+from blindchess.variants.imcs_client import play_imcs_game
+from blindchess.variants.imcs_server import HELP_LINES, ImcsServer
+from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer
 from blindchess.cli import main as cli_main
 
 START_BOARD = ["kqbnr", "ppppp", ".....", ".....", "PPPPP", "RNBQK"]

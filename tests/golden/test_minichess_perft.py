@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from blindchess.arbiter.variants.minichess import (
+from blindchess.variants.minichess import (
     IMCS,
     MINICHESS,
     IllegalMiniChessMove,

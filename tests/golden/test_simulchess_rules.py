@@ -7,8 +7,8 @@ from typing import Optional
 import chess
 import pytest
 
-from blindchess.arbiter.simulchess import IllegalSubmission, SimulGame, Submission, TurnReport
-from blindchess.arbiter.simulchess.rules import NULL, needs_backup, submittable_moves
+from blindchess.variants.simulchess import IllegalSubmission, SimulGame, Submission, TurnReport
+from blindchess.variants.simulchess.rules import NULL, needs_backup, submittable_moves
 
 M = chess.Move.from_uci
 

@@ -15,9 +15,9 @@ import pytest
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import WinReason
-from blindchess.arbiter.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules
-from blindchess.arbiter.variants.teaching import TEACHING_4X4, TEACHING_4X5
-from blindchess.bots.minichess_recon_bot import ReconMiniChessBot
+from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
+from blindchess.variants.recon_bot import ReconMiniChessBot
 
 SEEDED_GAMES = 500
 MOVE_LIMIT = RECON_MINICHESS.full_turn_limit

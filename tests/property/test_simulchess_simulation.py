@@ -6,8 +6,8 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.simulchess import SimulchessError, SimulGame, play_simulchess_match
-from blindchess.arbiter.simulchess.players import RandomSimulBot, play_simulchess_game
+from blindchess.variants.simulchess import SimulchessError, SimulGame, play_simulchess_match
+from blindchess.variants.simulchess.players import RandomSimulBot, play_simulchess_game
 
 GAMES = 1000
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.arbiter.variants.exact_belief import EnumeratedBelief
-from blindchess.arbiter.variants.teaching import TEACHING_4X4, TEACHING_4X5
+from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 from blindchess.beliefs.base import Belief, InconsistentObservationError, WeightedBoards
 
 

@@ -158,7 +158,7 @@ def test_playback_reproduces_a_game_and_a_crash(capsys, tmp_path):
 
 
 def test_match_without_stockfish_says_what_it_tried(capsys, tmp_path, monkeypatch):
-    import blindchess.bots.engine as engine_module
+    import blindchess.evaluation.stockfish as engine_module
 
     monkeypatch.setattr(engine_module, "FALLBACK_STOCKFISH_PATH", str(tmp_path / "nowhere" / "stockfish"))
     monkeypatch.setenv("STOCKFISH_EXECUTABLE", str(tmp_path / "not-stockfish"))

@@ -10,7 +10,7 @@ import chess
 import chess.engine
 import pytest
 
-from blindchess.bots.engine import (
+from blindchess.evaluation.stockfish import (
     STOCKFISH_ENV_VAR,
     Engine,
     EngineNotFoundError,

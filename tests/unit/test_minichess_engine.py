@@ -6,9 +6,9 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules
-from blindchess.arbiter.variants.play import play_game
-from blindchess.bots.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer, RandomMiniChessPlayer
+from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules
+from blindchess.variants.perfect_play import play_game
+from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer, RandomMiniChessPlayer
 
 GAMES = 100
 DEPTH = 3

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from blindchess.arbiter.variants.recon import RECON_MINICHESS
-from blindchess.bots.minichess_recon_bot import window_entropies
+from blindchess.variants.recon import RECON_MINICHESS
+from blindchess.variants.recon_bot import window_entropies
 
 
 def test_packed_window_entropies_equal_a_dictionary_count() -> None:

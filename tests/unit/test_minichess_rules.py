@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import chess
 
-from blindchess.arbiter.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Position, Termination
-from blindchess.arbiter.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
+from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Position, Termination
+from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
 
 M = chess.Move.from_uci
 

@@ -10,8 +10,8 @@ import pytest
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
 from blindchess.beliefs import BoardSet
-from blindchess.bots.move_selection import MoveContext, outcome_of_request
-from blindchess.bots.stockfish_selector import StockfishMoveSelector
+from blindchess.moving.base import MoveContext, outcome_of_request
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
 def known_position(fen: str) -> BoardSet:
@@ -65,7 +65,7 @@ def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: Stockf
 
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
 def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess.Color) -> None:
-    from blindchess.bots.stockfish_selector import score_to_value
+    from blindchess.moving.stockfish_selector import score_to_value
 
     def value(score: chess.engine.Score) -> float:
         return score_to_value(chess.engine.PovScore(score, color), color)

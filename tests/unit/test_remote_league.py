@@ -22,13 +22,13 @@ import chess
 import pytest
 
 from blindchess.arbiter import Player
-from blindchess.arbiter.remote.cli_connect import bot_factory
-from blindchess.arbiter.remote.client import ServerSession, play_remote_game
-from blindchess.arbiter.remote.connect import Connector
-from blindchess.arbiter.remote.elo import INITIAL_ELO, updated_ratings
-from blindchess.arbiter.remote.server import ServerThread
-from blindchess.arbiter.remote.service import ServerConfig
-from blindchess.arbiter.remote.testing import register
+from blindchess.server.cli_connect import bot_factory
+from blindchess.server.client import ServerSession, play_remote_game
+from blindchess.server.connect import Connector
+from blindchess.server.elo import INITIAL_ELO, updated_ratings
+from blindchess.server.server import ServerThread
+from blindchess.server.service import ServerConfig
+from blindchess.server.testing import register
 from blindchess.bots.random_bot import RandomBot
 
 LEAGUE = {"attacker_1": "attacker", "attacker_2": "attacker", "random_1": "random", "random_2": "random"}

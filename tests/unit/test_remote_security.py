@@ -15,8 +15,8 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from blindchess.arbiter.remote.server import ServerThread
-from blindchess.arbiter.remote.testing import register
+from blindchess.server.server import ServerThread
+from blindchess.server.testing import register
 
 PASSWORDS = {"alice": "Alice-Pass-4711", "bob": "Bob-Pass-0815", "eve": "Eve-Pass-1234"}
 

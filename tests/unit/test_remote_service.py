@@ -7,9 +7,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from blindchess.arbiter.remote import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, ServerConfig, Service, Store, UsernameTaken
-from blindchess.arbiter.remote.elo import expected_score, updated_ratings
-from blindchess.arbiter.remote.passwords import hash_password, verify_password
+from blindchess.server import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, ServerConfig, Service, Store, UsernameTaken
+from blindchess.server.elo import expected_score, updated_ratings
+from blindchess.server.passwords import hash_password, verify_password
 from blindchess.arbiter.types import WinReason
 
 
@@ -203,7 +203,7 @@ def _plays(service: Service, user: object, game_id: int) -> bool:
 
 
 def test_finished_games_leave_memory_and_are_answered_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from blindchess.arbiter.remote import service as service_module
+    from blindchess.server import service as service_module
 
     monkeypatch.setattr(service_module, "FINISHED_GAMES_IN_MEMORY", 0)
     service, _ = make_service(tmp_path)

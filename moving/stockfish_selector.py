@@ -1,0 +1,285 @@
+"""A Stockfish-backed move selector over a belief.
+
+Per turn, with boards ``b`` drawn from the belief (weights ``w``) and candidate moves ``m``::
+
+    s(b, m) = +1                     if the request captures the king on b
+              -1                     if afterwards our king stands capturable
+              v(after(b, m))         otherwise: Stockfish's score for us in [-1, 1]
+    S(m)    = (1 - lam) * sum_b w_b s(b, m) + lam * min_b s(b, m)
+
+and the move with the highest ``S`` is requested. Before any of that, a move that captures
+the king with probability at least `king_capture_threshold` is taken at once.
+
+Candidates are Stockfish's own move on each sampled board plus the best few moves by the
+cheap proxy of :mod:`blindchess.sensing.evoi` (captures, threats, safety), so a move that is
+good on most boards but best on none still competes. Positions go to an `EnginePool`
+(:mod:`blindchess.evaluation.stockfish`: restarts a crashed Stockfish, refuses positions that would
+crash it, caches answers keyed by position); one thread per engine scores in parallel.
+
+Time management: `reserve_seconds` of the clock are never planned with (they pay for belief
+updates and sensing, which this selector does not control); of the rest each turn gets
+``usable / moves_to_go + 0.5 * increment``, at most a sixth of it; the number of boards, the
+safety sample and the per-position search time are cut to fit. Below `panic_seconds` the
+engine is not used at all: the proxy alone picks the move on a few boards, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
+
+import chess
+import chess.engine
+import numpy as np
+
+from blindchess.beliefs.base import Belief
+from blindchess.sensing.evoi import KING_VALUE, proxy_move_value, threat_weights
+
+from blindchess.evaluation.stockfish import Engine, EnginePool
+from blindchess.moving.base import MoveContext, RequestOutcome, outcome_of_request, weighted_unique_boards
+
+logger = logging.getLogger(__name__)
+
+WIN, LOSS = 1.0, -1.0
+
+
+def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
+    """Stockfish's score as a value in [-1, 1] for `color`.
+
+    Centipawns go through a logistic scaled into (-0.95, 0.95); a mate in ``n`` is worth
+    ``0.999 - 0.001 n`` (down to 0.96), so any forced mate beats any material lead and a
+    shorter mate beats a longer one. Without the distance, every move of a won ending scored
+    the same and the bot shuffled a rook until the 50-move draw (a game against TroutBot).
+    """
+    pov = score.pov(color)
+    mate = pov.mate()
+    if mate is not None:
+        magnitude = 0.999 - 0.001 * min(abs(mate), 39)
+        return magnitude if pov > chess.engine.Cp(0) else -magnitude  # MateGiven has mate() == 0 too
+    centipawns = pov.score(mate_score=100_000) or 0
+    return 0.95 * (2.0 / (1.0 + math.exp(-centipawns / 300.0)) - 1.0)
+
+
+class StockfishMoveSelector:
+    """Expected Stockfish value blended with the worst case, over boards sampled from the belief.
+
+    Args:
+        boards: the most boards to sample per turn.
+        candidates: the most candidate moves scored on every board.
+        worst_case_weight: ``lam`` above: 0 is pure expectation, 1 pure worst case.
+        king_capture_threshold: take a king capture at least this likely without further thought.
+        safety_boards: boards sampled for the cheap own-king exposure check (many more than
+            are scored by Stockfish, so that a rare but deadly threat is still seen).
+        exposure_penalty: subtracted from a move's score per unit probability that it leaves
+            our king capturable on the safety sample (scores lie in [-1, 1], so 10 makes a
+            3% risk of losing the king on the spot outweigh most positional differences).
+        threat_boost: boards where our king is attacked right now weigh this many times their
+            belief weight, boards where a square next to it is attacked a third of that extra
+            (`blindchess.sensing.evoi.threat_weights`): rushing opponents aim there on purpose,
+            far more often than a uniform opponent-move model assumes.
+        engines: how many Stockfish processes (one scoring thread each).
+        moves_to_go: the clock is spread over this many future turns.
+        reserve_seconds: clock never planned with (see the module docstring).
+        panic_seconds: below this clock the engine is skipped.
+        engine_options: UCI options for every engine.
+        search_depth: search every position to this depth instead of by time, and sample a
+            fixed number of boards: the selector is then deterministic for a seed (tests,
+            replays), at the price of ignoring the clock above `panic_seconds`.
+    """
+
+    def __init__(
+        self,
+        boards: int = 24,
+        candidates: int = 8,
+        worst_case_weight: float = 0.3,
+        king_capture_threshold: float = 0.5,
+        safety_boards: int = 160,
+        exposure_penalty: float = 10.0,
+        threat_boost: float = 4.0,
+        engines: int = 1,
+        moves_to_go: int = 30,
+        reserve_seconds: float = 8.0,
+        panic_seconds: float = 15.0,
+        engine_options: Optional[dict[str, int]] = None,
+        search_depth: Optional[int] = None,
+    ) -> None:
+        if boards < 1 or candidates < 1 or engines < 1:
+            raise ValueError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
+        if not 0.0 <= worst_case_weight <= 1.0:
+            raise ValueError(f"worst_case_weight must be in [0, 1], got {worst_case_weight!r}")
+        self.boards = boards
+        self.candidates = candidates
+        self.worst_case_weight = worst_case_weight
+        self.king_capture_threshold = king_capture_threshold
+        self.safety_boards = safety_boards
+        self.exposure_penalty = exposure_penalty
+        self.threat_boost = threat_boost
+        self.moves_to_go = moves_to_go
+        self.reserve_seconds = reserve_seconds
+        self.panic_seconds = panic_seconds
+        self.pool = EnginePool(engines, options=engine_options or {"Threads": 1, "Hash": 16}, cache_size=4096)
+        self.engines = engines
+        self.search_depth = search_depth
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def budget(self, seconds_left: float, increment: float) -> float:
+        """Seconds to spend on this move."""
+        usable = max(0.0, seconds_left - self.reserve_seconds)
+        return min(usable / self.moves_to_go + 0.5 * increment, usable / 6.0)
+
+    def choose_move(
+        self,
+        belief: Belief,
+        move_actions: list[chess.Move],
+        seconds_left: float,
+        rng: np.random.Generator,
+        context: MoveContext,
+    ) -> Optional[chess.Move]:
+        if not move_actions:
+            return None
+        started = time.monotonic()
+        budget = self.budget(seconds_left, context.increment)
+        color = context.color
+        panic = seconds_left < self.panic_seconds or (self.search_depth is None and budget < 0.3)
+        if panic:
+            n_boards = 8
+        elif self.search_depth is not None:
+            n_boards = self.boards
+        else:
+            n_boards = max(2, min(self.boards, int(budget / 0.08)))
+        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
+        weights = weights * self._aggression(boards, color)
+        weights = weights / weights.sum()
+        outcomes = [[outcome_of_request(board, move) for move in move_actions] for board in boards]
+
+        king_odds = np.array([[o.captures_king for o in row] for row in outcomes], dtype=float).T @ weights
+        if king_odds.max() >= self.king_capture_threshold:
+            return _pick(move_actions, king_odds, rng)
+
+        proxy = np.array([[proxy_move_value(board, move, color) for move in move_actions] for board in boards])
+        proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
+        safety_boards = 16 if panic else self.safety_boards if self.search_depth is not None else int(np.clip(budget * 60, 16, self.safety_boards))
+        exposure = self._exposure(belief, move_actions, rng, color, safety_boards)
+        proxy_score = proxy_score - KING_VALUE * exposure
+        if panic:
+            return _pick(move_actions, proxy_score, rng)
+
+        remaining = budget - (time.monotonic() - started)
+        candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3)
+        remaining = budget - (time.monotonic() - started)
+        evaluations = [(i, j) for j in candidates for i in range(len(boards))]
+        per_position = max(0.004, min(0.1, remaining * self.engines / max(1, len(evaluations)) * 0.7))
+        values = self._values(outcomes, evaluations, color, self._limit(per_position))
+        scores = np.full(len(move_actions), -np.inf)
+        for j in candidates:
+            column = np.array([values[(i, j)] for i in range(len(boards))])
+            scores[j] = (1 - self.worst_case_weight) * float(weights @ column) + self.worst_case_weight * float(column.min())
+            scores[j] -= self.exposure_penalty * exposure[j]
+        logger.debug(
+            "chose among %d candidates on %d boards in %.2f s (budget %.2f s)",
+            len(candidates), len(boards), time.monotonic() - started, budget,
+        )
+        return _pick(move_actions, scores, rng)
+
+    def _aggression(self, boards: list[chess.Board], color: chess.Color) -> np.ndarray:
+        return threat_weights(boards, color, self.threat_boost)
+
+    def _limit(self, seconds: float) -> chess.engine.Limit:
+        return chess.engine.Limit(time=seconds) if self.search_depth is None else chess.engine.Limit(depth=self.search_depth)
+
+    def _exposure(
+        self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: chess.Color, n_boards: int
+    ) -> np.ndarray:
+        """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
+        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
+        kings = [board.king(color) for board in boards]
+        weights = weights * self._aggression(boards, color)
+        weights = weights / max(weights.sum(), 1e-12)
+        exposed = np.zeros(len(move_actions))
+        for board, weight, king in zip(boards, weights, kings):
+            if king is None:
+                continue
+            for j, move in enumerate(move_actions):
+                outcome = outcome_of_request(board, move)
+                if outcome.exposes_king(color) and not outcome.captures_king:
+                    exposed[j] += weight
+        return exposed
+
+    def _candidates(
+        self, boards: list[chess.Board], move_actions: list[chess.Move], proxy_score: np.ndarray, seconds: float
+    ) -> list[int]:
+        """Indices of the moves worth scoring: Stockfish's choice per board, then the proxy's best."""
+        index = {move: j for j, move in enumerate(move_actions)}
+        chosen: list[int] = []
+        limit = self._limit(max(0.005, min(0.1, seconds / max(1, len(boards)))))
+        with self.pool.engine() as engine:
+            for board in boards:
+                if len(chosen) >= self.candidates // 2 + 1:
+                    break
+                move = _engine_move(engine, board, limit)
+                if move is not None and move in index and index[move] not in chosen:
+                    chosen.append(index[move])
+        for j in np.argsort(-proxy_score, kind="stable"):
+            if len(chosen) >= self.candidates:
+                break
+            if int(j) not in chosen:
+                chosen.append(int(j))
+        return chosen
+
+    def _values(
+        self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
+    ) -> dict[tuple[int, int], float]:
+        """s(b, m) for every (board, move) index pair, scored on the pool's engines in parallel."""
+        shards = [evaluations[k :: self.engines] for k in range(self.engines)]
+
+        def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
+            result: dict[tuple[int, int], float] = {}
+            with self.pool.engine() as engine:
+                for i, j in shard:
+                    result[(i, j)] = _position_value(engine, outcomes[i][j], color, limit)
+            return result
+
+        if self.engines == 1:
+            return score_shard(evaluations)
+        values: dict[tuple[int, int], float] = {}
+        with ThreadPoolExecutor(max_workers=self.engines) as executor:
+            for part in executor.map(score_shard, shards):
+                values.update(part)
+        return values
+
+
+def _engine_move(engine: Engine, board: chess.Board, limit: chess.engine.Limit) -> Optional[chess.Move]:
+    """Stockfish's move on `board`; a king capture it cannot see is checked first."""
+    king = board.king(not board.turn)
+    if king is not None:
+        attackers = board.attackers(board.turn, king)
+        if attackers:
+            return chess.Move(next(iter(attackers)), king)
+    return engine.play(board, limit)
+
+
+def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
+    if outcome.captures_king:
+        return WIN
+    if outcome.exposes_king(color):
+        return LOSS
+    info = engine.analyse(outcome.after, limit)
+    if isinstance(info, dict) and "score" in info:
+        return score_to_value(info["score"], color)
+    # Unsearchable or the engine died twice: fall back on the material proxy.
+    return math.tanh(_material(outcome.after, color) / 10.0)
+
+
+def _material(board: chess.Board, color: chess.Color) -> float:
+    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+    return float(sum(values[p.piece_type] * (1 if p.color == color else -1) for p in board.piece_map().values()))
+
+
+def _pick(moves: list[chess.Move], scores: np.ndarray, rng: np.random.Generator) -> chess.Move:
+    best = np.flatnonzero(scores >= np.max(scores) - 1e-9)
+    return moves[int(best[rng.integers(len(best))])]

@@ -1,0 +1,94 @@
+"""`blindchess connect BOT`: keep a bot connected to a server, playing the games it is invited to."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import signal
+import sys
+from types import FrameType
+from typing import Any, Optional
+
+
+def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", default="http://127.0.0.1:8000", help="server URL")
+    parser.add_argument("--username", default=None, help="account name (prompted if missing)")
+    parser.add_argument(
+        "--password", default=None, help="password (else $BLINDCHESS_PASSWORD, else prompted; avoid it on shared machines)"
+    )
+    parser.add_argument("--register", action="store_true", help="create the account first if it does not exist")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the bots' random choices")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("connect", help="connect a bot to a server and play the games it is invited to")
+    parser.add_argument("bot", help="registered bot name (random, attacker, trout), bot file or module")
+    add_auth_arguments(parser)
+    parser.add_argument("--ranked", action="store_true", help="take part in ranked games")
+    parser.add_argument("--new-version", action="store_true", help="with --ranked: rate this run as a new bot version")
+    parser.add_argument("--max-games", type=int, default=4, help="most games played at the same time")
+    parser.add_argument("--poll-seconds", type=float, default=5.0, help="how often to look for invitations")
+    parser.set_defaults(run=run)
+
+
+def open_session(args: argparse.Namespace) -> Any:
+    """An authenticated session from the command-line arguments (registering the account if asked)."""
+    from blindchess.server.client import ServerRefused, ServerSession
+
+    username = args.username or input("Username: ")
+    password = args.password or os.environ.get("BLINDCHESS_PASSWORD") or getpass.getpass()
+    session = ServerSession(args.server, username, password)
+    if args.register:
+        try:
+            session.register()
+        except ServerRefused as error:
+            if error.status != 409:
+                raise
+    return session
+
+
+def bot_factory(spec: str, seed: Optional[int]) -> Any:
+    """A function making a fresh bot per game; seeds differ per game but derive from `seed`."""
+    import numpy as np
+
+    from blindchess.bots.registry import make_bot, resolve_bot
+
+    _, player_class = resolve_bot(spec)
+    seeds = np.random.SeedSequence(seed)
+    return lambda: make_bot(player_class, rng=np.random.default_rng(seeds.spawn(1)[0]))
+
+
+def run(args: argparse.Namespace) -> int:
+    from blindchess.server.client import ServerRefused, ServerUnavailable
+    from blindchess.server.connect import Connector
+
+    try:
+        factory = bot_factory(args.bot, args.seed)
+        session = open_session(args)
+        connector = Connector(
+            session, factory, max_games=args.max_games, ranked=args.ranked, new_version=args.new_version,
+            poll_seconds=args.poll_seconds,
+        )
+    except (ValueError, ServerUnavailable) as error:
+        print(f"blindchess connect: {error}", file=sys.stderr)
+        return 1
+
+    def on_interrupt(signum: int, frame: Optional[FrameType]) -> None:
+        if connector.stopping:  # second Ctrl-C: give up on the games in progress
+            raise KeyboardInterrupt
+        print("stopping: no new games; finishing the games in progress (Ctrl-C again to quit now)", flush=True)
+        connector.stop()
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    signal.signal(signal.SIGTERM, on_interrupt)
+    print(f"connected to {session.url} as {session.username}; waiting for invitations", flush=True)
+    try:
+        records = connector.run()
+    except (ServerRefused, ServerUnavailable) as error:
+        print(f"blindchess connect: {error}", file=sys.stderr)
+        return 1
+    for record in records:
+        outcome = record.error or f"winner {record.winner_color} by {record.win_reason}"
+        print(f"game {record.game_id}: {outcome}")
+    return 0

@@ -1,0 +1,49 @@
+"""`blindchess serve`: run a reconchess-compatible game server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="run a reconchess-compatible RBC game server")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
+    parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
+    parser.add_argument("--seconds-per-player", type=float, default=900.0, help="clock of each player in a new game")
+    parser.add_argument("--increment", type=float, default=5.0, help="seconds added to a clock after each turn")
+    parser.add_argument("--full-turn-limit", type=int, default=None, help="draw after this many full turns")
+    parser.add_argument("--reversible-moves-limit", type=int, default=100, help="draw after this many reversible half-moves")
+    parser.add_argument(
+        "--start-timeout", type=float, default=300.0, help="withdraw a game whose players are not both ready after this many seconds"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed of the ranked scheduler's random choices")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from blindchess.server.server import serve
+    from blindchess.server.service import ServerConfig
+
+    logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    config = ServerConfig(
+        seconds_per_player=args.seconds_per_player,
+        seconds_increment=args.increment,
+        reversible_moves_limit=args.reversible_moves_limit,
+        full_turn_limit=args.full_turn_limit,
+        start_timeout=args.start_timeout,
+        seed=args.seed,
+    )
+
+    def announce(url: str) -> None:
+        print(f"serving on {url} (database {args.db})", flush=True)
+
+    try:
+        serve(args.db, args.host, args.port, config, announce)
+    except OSError as error:
+        print(f"blindchess serve: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,266 @@
+"""A client for reconchess-compatible servers: HTTP calls with timeouts and bounded retries.
+
+:class:`ServerSession` wraps every endpoint. Unlike reconchess's client, which retries
+forever and prints, each request has a connect/read timeout and is retried only on
+connection errors and 5xx answers, a bounded number of times with exponential backoff;
+then :class:`ServerUnavailable` is raised. A 4xx answer raises :class:`ServerRefused` at
+once (retrying cannot fix it). Retrying a POST is safe on our server: it recognises a
+repeated sense/move/end_turn/ready and answers it again without acting twice.
+
+:class:`RemoteGame` offers the arbiter's game methods over HTTP and
+:func:`play_remote_game` plays a :class:`~blindchess.arbiter.Player` through it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, cast
+
+import chess
+import requests
+
+from blindchess.arbiter.game import Game
+from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.play import play_turn
+from blindchess.arbiter.player import Player
+from blindchess.arbiter.types import Color, Square, WinReason
+from blindchess.server.codec import decode_move, decode_move_result, decode_piece, decode_win_reason, encode_move
+from blindchess.server.arbiter_game import history_from_json
+
+logger = logging.getLogger(__name__)
+
+
+class ServerRefused(ValueError):
+    """The server answered 4xx: the request itself is wrong (bad credentials, not your turn, ...)."""
+
+    def __init__(self, status: int, url: str, message: str) -> None:
+        super().__init__(f"{status} from {url}: {message}")
+        self.status = status
+
+
+class ServerUnavailable(ConnectionError):
+    """The server could not be reached (or kept failing) through every retry."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try: `attempts` tries, sleeping `first_delay` * 2**k (at most `max_delay`) between them."""
+
+    attempts: int = 8
+    first_delay: float = 0.25
+    max_delay: float = 4.0
+    connect_timeout: float = 3.05
+    read_timeout: float = 30.0
+
+    def delay(self, attempt: int) -> float:
+        return float(min(self.max_delay, self.first_delay * 2**attempt))
+
+
+class ServerSession:
+    """One user's authenticated connection to a server (thread-safe enough: one session per thread is best)."""
+
+    def __init__(
+        self,
+        url: str,
+        username: str,
+        password: str,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.url = url.rstrip("/")
+        self.username = username
+        self.retry = retry
+        self._sleep = sleep
+        self._http = requests.Session()
+        self._http.auth = (username, password)
+
+    def with_new_connection(self) -> ServerSession:
+        """A session with the same credentials and its own connection pool (for another thread)."""
+        clone = ServerSession.__new__(ServerSession)
+        clone.url, clone.username, clone.retry, clone._sleep = self.url, self.username, self.retry, self._sleep
+        clone._http = requests.Session()
+        clone._http.auth = self._http.auth
+        return clone
+
+    def request(self, method: str, path: str, body: Optional[dict[str, Any]] = None) -> Any:
+        """The decoded JSON answer to `method` `path`, retrying transient failures per the policy."""
+        url = f"{self.url}{path}"
+        data = None if body is None else json.dumps(body)
+        last_problem = ""
+        for attempt in range(self.retry.attempts):
+            if attempt:
+                self._sleep(self.retry.delay(attempt - 1))
+            try:
+                response = self._http.request(
+                    method, url, data=data, timeout=(self.retry.connect_timeout, self.retry.read_timeout),
+                    headers=None if data is None else {"Content-Type": "application/json"},
+                )
+            except requests.RequestException as error:
+                last_problem = f"{type(error).__name__}: {error}"
+                logger.debug("%s %s failed (attempt %d): %s", method, url, attempt + 1, last_problem)
+                continue
+            if response.status_code >= 500:
+                last_problem = f"HTTP {response.status_code}"
+                continue
+            if response.status_code >= 400:
+                raise ServerRefused(response.status_code, url, _error_text(response))
+            return response.json()
+        raise ServerUnavailable(f"{method} {url} failed {self.retry.attempts} times; last: {last_problem}")
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path)
+
+    def post(self, path: str, body: Optional[dict[str, Any]] = None) -> Any:
+        return self.request("POST", path, body)
+
+    # server and account
+    def server_version(self) -> str:
+        return str(self.get("/api/version")["version"])
+
+    def register(self, email: str = "", affiliation: str = "") -> str:
+        password = self._http.auth[1]  # type: ignore[index]
+        body = {"username": self.username, "password": password, "email": email, "affiliation": affiliation}
+        return str(self.post("/api/users/", body)["username"])
+
+    def active_users(self) -> list[str]:
+        return list(self.get("/api/users/")["usernames"])
+
+    def set_max_games(self, max_games: int) -> None:
+        self.post("/api/users/me/max_games", {"max_games": max_games})
+
+    def set_ranked(self, ranked: bool) -> None:
+        self.post("/api/users/me/ranked", {"ranked": ranked})
+
+    def bot_version(self) -> int:
+        return int(self.get("/api/users/me/version")["version"])
+
+    def new_version(self) -> int:
+        return int(self.post("/api/users/me/version")["version"])
+
+    def ratings(self) -> list[dict[str, Any]]:
+        return list(self.get("/api/ratings/")["ratings"])
+
+    # invitations
+    def invitations(self) -> list[int]:
+        return [int(i) for i in self.get("/api/invitations/")["invitations"]]
+
+    def invite(self, opponent: str, color: Color) -> int:
+        return int(self.post("/api/invitations/", {"opponent": opponent, "color": color})["game_id"])
+
+    def accept(self, invitation_id: int) -> int:
+        return int(self.post(f"/api/invitations/{invitation_id}")["game_id"])
+
+    def finish(self, invitation_id: int) -> None:
+        self.post(f"/api/invitations/{invitation_id}/finish")
+
+
+class RemoteGame:
+    """The public methods of the arbiter's `Game`, for one player of one server game, over HTTP.
+
+    Structurally a `Game` (it has every public method `play_turn` calls), it does not
+    inherit from the `Game` base class, so nothing of `LocalGame`'s implementation is ever
+    required of a game held by a server.
+    """
+
+    def __init__(self, session: ServerSession, game_id: int, poll_seconds: float = 0.5) -> None:
+        self.session = session
+        self.game_id = game_id
+        self.poll_seconds = poll_seconds
+        self._path = f"/api/games/{game_id}"
+
+    def _get(self, endpoint: str) -> Any:
+        return self.session.get(f"{self._path}/{endpoint}")[endpoint]
+
+    def _post(self, endpoint: str, body: Optional[dict[str, Any]] = None) -> Any:
+        return self.session.post(f"{self._path}/{endpoint}", body if body is not None else {})
+
+    def get_player_color(self) -> Color:
+        return bool(self._get("color"))
+
+    def get_starting_board(self) -> chess.Board:
+        return chess.Board(self.session.get(f"{self._path}/starting_board")["board"]["value"])
+
+    def get_opponent_name(self) -> str:
+        return str(self._get("opponent_name"))
+
+    def start(self) -> None:
+        self._post("ready")
+
+    def sense_actions(self) -> list[Square]:
+        return [int(square) for square in self._get("sense_actions") or ()]
+
+    def move_actions(self) -> list[chess.Move]:
+        return [move for move in (decode_move(item) for item in self._get("move_actions") or ()) if move is not None]
+
+    def get_seconds_left(self) -> float:
+        return float(self._get("seconds_left"))
+
+    def opponent_move_results(self) -> Optional[Square]:
+        capture = self._get("opponent_move_results")
+        return None if capture is None else int(capture)
+
+    def sense(self, square: Optional[Square]) -> list[tuple[Square, Optional[chess.Piece]]]:
+        result = self._post("sense", {"square": square})["sense_result"]
+        return [(int(item[0]), decode_piece(item[1])) for item in result]
+
+    def move(self, requested_move: Optional[chess.Move]) -> tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square]]:
+        return decode_move_result(self._post("move", {"requested_move": encode_move(requested_move)})["move_result"])
+
+    def end_turn(self) -> None:
+        self._post("end_turn")
+
+    def resign(self) -> None:
+        self._post("resign")
+
+    def error_resign(self) -> None:
+        self._post("error_resign")
+
+    def is_over(self) -> bool:
+        """Wait until it is this player's turn (False) or the game is over (True)."""
+        while True:
+            status = self.session.get(f"{self._path}/game_status")
+            if status["is_over"]:
+                return True
+            if status["is_my_turn"]:
+                return False
+            time.sleep(self.poll_seconds)
+
+    def get_winner_color(self) -> Optional[Color]:
+        winner = self._get("winner_color")
+        return None if winner is None else bool(winner)
+
+    def get_win_reason(self) -> Optional[WinReason]:
+        return decode_win_reason(self._get("win_reason"))
+
+    def get_game_history(self) -> GameHistory:
+        return history_from_json(self._get("game_history"))
+
+
+GameOutcome = tuple[Optional[Color], Optional[WinReason], GameHistory]
+
+
+def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_seconds: float = 0.5) -> GameOutcome:
+    """Play `player` in server game `game_id` to the end; returns (winner colour, win reason, history).
+
+    The arbiter's `play_turn` drives each turn; as in reconchess's remote play the turn
+    is ended before ``handle_move_result`` (``end_turn_last=False``), so the bot's
+    bookkeeping is not on its clock. A bot's exception propagates to the caller.
+    """
+    game = RemoteGame(session, game_id, poll_seconds)
+    player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
+    game.start()
+    while not game.is_over():
+        play_turn(cast(Game, game), player, end_turn_last=False)  # play_turn uses only public Game methods
+    winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
+    player.handle_game_end(winner, reason, history)
+    return winner, reason, history
+
+
+def _error_text(response: requests.Response) -> str:
+    try:
+        return str(response.json().get("error", response.text))
+    except ValueError:
+        return response.text

@@ -1,0 +1,109 @@
+"""Running the server: uvicorn on a loopback socket, plus the housekeeping thread.
+
+The housekeeping thread calls :meth:`Service.tick` a few times a second: it ends
+games whose clock ran out even when nobody asks about them, and runs the ranked
+scheduler. :class:`ServerThread` runs the whole server inside the current process
+(tests, benchmarks); ``blindchess serve`` runs it in the foreground.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from pathlib import Path
+from typing import Callable, Optional
+
+import uvicorn
+
+from blindchess.server.app import build_app
+from blindchess.server.service import ServerConfig, Service
+from blindchess.server.database import Store
+
+logger = logging.getLogger(__name__)
+
+TICK_SECONDS = 0.25
+
+
+class Housekeeper(threading.Thread):
+    """Calls ``service.tick()`` every `interval` seconds until stopped."""
+
+    def __init__(self, service: Service, interval: float = TICK_SECONDS) -> None:
+        super().__init__(name="blindchess-housekeeper", daemon=True)
+        self.service = service
+        self.interval = interval
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            try:
+                self.service.tick()
+            except Exception:  # keep the server alive; the next tick retries
+                logger.exception("housekeeping failed")
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (port 0 picks a free one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Inherited by accepted connections: without it a response written in two pieces waits
+    # for the client's delayed ACK (~40 ms per request on loopback).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
+
+
+def make_server(service: Service, access_log: bool = False) -> uvicorn.Server:
+    config = uvicorn.Config(
+        build_app(service), log_level="warning", access_log=access_log, lifespan="off", timeout_keep_alive=30
+    )
+    return uvicorn.Server(config)
+
+
+def serve(db_path: str | Path, host: str, port: int, config: ServerConfig, announce: Optional[Callable[[str], None]] = None) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command."""
+    store = Store(db_path)
+    service = Service(store, config)
+    sock = bind(host, port)
+    housekeeper = Housekeeper(service)
+    housekeeper.start()
+    if announce is not None:
+        announce(f"http://{host}:{sock.getsockname()[1]}")
+    try:
+        make_server(service).run(sockets=[sock])
+    finally:
+        housekeeper.stop()
+        store.close()
+
+
+class ServerThread:
+    """A real server on 127.0.0.1 in a background thread: ``with ServerThread(db) as server: server.url``."""
+
+    def __init__(self, db_path: str | Path, config: ServerConfig = ServerConfig(), host: str = "127.0.0.1") -> None:
+        self.store = Store(db_path)
+        self.service = Service(self.store, config)
+        self._sock = bind(host, 0)
+        self.url = f"http://{host}:{self._sock.getsockname()[1]}"
+        self._server = make_server(self.service)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self._housekeeper = Housekeeper(self.service)
+
+    def __enter__(self) -> ServerThread:
+        self._housekeeper.start()
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the server thread died while starting")
+            threading.Event().wait(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._housekeeper.stop()
+        self._housekeeper.join(timeout=5)
+        self.store.close()

@@ -1,0 +1,92 @@
+"""Real servers for tests and benchmarks: a server in a subprocess, and account helpers.
+
+:class:`ServerProcess` runs ``python -m blindchess serve`` on 127.0.0.1 as a separate
+process (so a test can kill it with SIGKILL and start it again on the same database
+and port); :class:`~.server.ServerThread` runs one inside the current process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Optional
+
+from blindchess.server.client import ServerSession
+
+
+def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[str, ServerSession]:
+    """Register each name (password = prefix + name) and return a session per name."""
+    sessions = {}
+    for name in names:
+        session = ServerSession(url, name, password_prefix + name)
+        session.register()
+        sessions[name] = session
+    return sessions
+
+
+class ServerProcess:
+    """``blindchess serve`` in a child process on 127.0.0.1; `output` collects what it printed."""
+
+    def __init__(self, db_path: str | Path, port: int = 0, extra_args: tuple[str, ...] = ()) -> None:
+        self.db_path = str(db_path)
+        self.port = port
+        self.extra_args = extra_args
+        self.output: list[str] = []
+        self.url = ""
+        self._process: Optional[subprocess.Popen[str]] = None
+
+    def start(self, timeout: float = 60.0) -> ServerProcess:
+        command = [sys.executable, "-m", "blindchess", "-v", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_path, *self.extra_args]
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
+        started = threading.Event()
+        threading.Thread(target=self._read_output, args=(self._process, started), daemon=True).start()
+        if not started.wait(timeout):
+            self.kill()
+            raise RuntimeError("server did not start:\n" + "".join(self.output))
+        if not self.url:
+            raise RuntimeError("server exited while starting:\n" + "".join(self.output))
+        self.port = int(self.url.rsplit(":", 1)[1])
+        return self
+
+    def _read_output(self, process: subprocess.Popen[str], started: threading.Event) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            self.output.append(line)
+            if line.startswith("serving on "):
+                self.url = line.split()[2]
+                started.set()
+        started.set()
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far; Linux only (reads /proc)."""
+        assert self._process is not None
+        fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def kill(self) -> None:
+        """SIGKILL: the server gets no chance to clean up (a crash)."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(timeout=30)
+
+    def stop(self) -> None:
+        """SIGTERM, as an operator would; waits for the process to exit."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                self._process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=30)
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,89 @@
+"""`blindchess imcs` (play one game on an IMCS server) and `blindchess imcs-serve` (run an IMCS server)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+MINICHESS_BOTS = ("alphabeta", "greedy", "random")
+"""Mini-Chess players by name; `alphabeta` is the default engine."""
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"server {text!r} is not HOST:PORT")
+    return host, int(port)
+
+
+def make_minichess_player(name: str, depth: int, seconds: float, seed: int) -> Any:
+    """A Mini-Chess player by name (see `MINICHESS_BOTS`)."""
+    from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer, RandomMiniChessPlayer
+
+    if name == "alphabeta":
+        return AlphaBetaPlayer(max_depth=depth, time_limit=seconds)
+    rng = np.random.default_rng(seed)
+    return GreedyMiniChessPlayer(rng) if name == "greedy" else RandomMiniChessPlayer(rng)
+
+
+def add_parser(subparsers: Any) -> None:
+    play = subparsers.add_parser("imcs", help="play one Mini-Chess game on an IMCS 2.5 server")
+    play.add_argument("bot", choices=MINICHESS_BOTS, help="the Mini-Chess player")
+    play.add_argument("--server", type=_host_port, required=True, metavar="HOST:PORT")
+    play.add_argument("--user", required=True)
+    play.add_argument("--password", required=True)
+    side = play.add_mutually_exclusive_group(required=True)
+    side.add_argument("--offer", nargs="?", const="?", choices=("W", "B", "?"), help="offer a game (our colour; ? = either)")
+    side.add_argument("--accept", type=int, metavar="ID", help="accept the offered game ID")
+    play.add_argument("--depth", type=int, default=30, help="alphabeta: deepest iteration")
+    play.add_argument("--seconds", type=float, default=2.0, help="alphabeta: seconds per move")
+    play.add_argument("--seed", type=int, default=0, help="greedy/random: seed")
+    play.add_argument("--seed-rules", action="store_true", help="play the seed's Mini-Chess rules, not IMCS's")
+    play.set_defaults(run=run)
+
+    serve = subparsers.add_parser("imcs-serve", help="run an IMCS 2.5 protocol server for Mini-Chess")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=3589)
+    serve.add_argument("--users", type=Path, default=None, help="JSON file keeping registered users")
+    serve.add_argument("--seed", type=int, default=0, help="colour choice for ? vs ? games")
+    serve.set_defaults(run=run_serve)
+
+
+def run(args: argparse.Namespace) -> int:
+    from blindchess.variants.imcs_client import play_imcs_game
+    from blindchess.variants.imcs_protocol import ImcsProtocolError
+    from blindchess.variants.minichess import IMCS, MINICHESS
+
+    player = make_minichess_player(args.bot, args.depth, args.seconds, args.seed)
+    try:
+        result = play_imcs_game(
+            player, args.server, args.user, args.password, offer=args.offer, accept=args.accept,
+            rules=MINICHESS if args.seed_rules else IMCS,
+        )
+    except (ImcsProtocolError, OSError) as error:
+        print(f"blindchess imcs: {error}")
+        return 1
+    side = "White" if result.color else "Black"
+    print(f"{result.code} {result.text} (we played {side}, {result.moves_sent} moves sent)")
+    return 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from blindchess.variants.imcs_server import ImcsServer
+
+    server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
+    host, port = server.server_address[:2]
+    print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
