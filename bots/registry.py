@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 import os
@@ -72,7 +73,9 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     try:
         return load_player(spec)
     except PlayerLoadError as error:
-        raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))})") from error
+        close = difflib.get_close_matches(spec, list(BOTS), n=1)
+        suggestion = f"; did you mean {close[0]!r}?" if close else ""
+        raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))}{suggestion})") from error
 
 
 class BotConstructionError(ValueError):

@@ -22,7 +22,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.server.cli_invite",
     "blindchess.variants.cli_imcs",
     "blindchess.variants.simulchess.cli_simulchess",
-    "blindchess.bots.cli_match",
+    "blindchess.tournament.cli_match",
+    "blindchess.tournament.cli_tournament",
+    "blindchess.tournament.cli_sprt",
     "blindchess.arbiter.cli_replay",
     "blindchess.bots.cli_playback",
 )

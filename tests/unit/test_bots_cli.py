@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import GameHistory
-from blindchess.bots.cli_match import unique_history_path
+from blindchess.tournament.cli_match import unique_history_path
 from blindchess.cli import main
 
 CRASHING_BOT = """

@@ -15,6 +15,13 @@ one of our bots the same randomness again, to reproduce what it did.
 hour or more): the same command with ``--resume`` counts every game whose history is already in
 ``--out`` (matched by game number and bot names) and plays only the missing ones, with the seeds
 a full run would have given them. The summary covers all the games.
+
+``--workers N`` plays N games at once through the tournament's executors (worker processes, or
+Ray tasks with ``--executor ray``); each game is the same pure task (`play_game`), so the same
+``--seed`` gives the same games whatever the executor (for bots deterministic given their seed:
+``--seconds`` bounds a clock-bound bot's thinking, which no executor can make reproducible).
+Progress lines then come in the order games finish. ``--variant`` picks the game: 8x8 RBC by
+default, recon Mini-Chess or a teaching board (``random`` and ``recon`` play those).
 """
 
 from __future__ import annotations
@@ -23,9 +30,7 @@ import argparse
 import datetime
 import logging
 import os
-import random
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,11 +39,16 @@ from typing import Any, Optional, TextIO
 import chess
 import numpy as np
 
-from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
-
+from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.bots.registry import resolve_bot
 
-from .registry import BotConstructionError, make_bot, resolve_bot
+from .base import ExecutorError
+from .cli_tournament import add_executor_arguments
+from .executors import make_executor
+from .runner import SetupError
+from .spec import BotSpec, GameResult, GameSpec
+from .task import VARIANT_BOTS, VARIANTS, BotSettingError, UnknownVariantError, check_bot
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +68,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
     parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
     parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game to play (default rbc: 8x8 RBC)")
+    add_executor_arguments(parser, 1)
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -178,23 +190,29 @@ def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHis
 
 
 def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
-    """Play the match `args` describes, saving histories; returns the summary."""
-    first, second = resolve_bot(args.white), resolve_bot(args.black)
+    """Play the match `args` describes through the executor it names, saving histories; returns the summary.
+
+    Raises:
+        PlayerLoadError, BotSettingError: a bot cannot be found.
+        SetupError: a bot cannot be built (no Stockfish, say); nothing more is played.
+        ExecutorError: the executor cannot start.
+    """
+    first, second = _bot_name(args.white), _bot_name(args.black)
     labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
     summary = MatchSummary((BotRecord(labels[0]), BotRecord(labels[1])))
-    if args.seed is not None:
-        random.seed(args.seed)  # reconchess's bots draw from the random module
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     out = Path(args.out)
+    bots = (BotSpec(labels[0], args.white), BotSpec(labels[1], args.black))
+    specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
-        (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
-        white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
+        white_name, black_name = (first, second) if white_index == 0 else (second, first)
         game_stem = f"{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}"
         saved = _saved_game(out, game_stem, progress) if args.resume else None
         if saved is not None:
+            white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
             winner, reason = saved.get_winner_color(), saved.get_win_reason()
             summary.record(white_index, winner, reason, saved.num_turns(), None)
             progress.write(
@@ -202,40 +220,71 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
                 f"{_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
             )
             continue
-        game = LocalGame(
-            seconds_per_player=args.seconds,
-            seconds_increment=args.increment,
+        spec = GameSpec(
+            key=f"{index + 1:03d}",
+            white=bots[white_index],
+            black=bots[1 - white_index],
+            white_seed=seeds[2 * index],
+            black_seed=seeds[2 * index + 1],
+            seconds=args.seconds,
+            increment=args.increment,
             full_turn_limit=args.full_turn_limit,
+            variant=args.variant,
         )
-        # A bot that cannot even be built (no Stockfish, say) is a setup error: let it end the match.
-        white = make_bot(white_class, seeds[2 * index])
-        black = make_bot(black_class, seeds[2 * index + 1])
-        started = time.monotonic()
-        try:
-            winner, reason, history = play_local_game(white, black, game=game)
-        except Exception:
-            logger.exception("game %d (%s vs %s) failed", index + 1, white_label, black_label)
-            summary.errors += 1
-            progress.write(f"[{index + 1}/{args.games}] {white_label} vs {black_label}: ERROR (see log above)\n")
-            continue
-        seconds = time.monotonic() - started
-        turns = history.num_turns()
-        summary.record(white_index, winner, reason, turns, seconds)
-        path = unique_history_path(out, f"{stamp}-{game_stem}")
-        history.save(str(path))
-        progress.write(
-            f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-            f"{_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
-            f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
-        )
-        progress.flush()
+        specs[spec.key] = (index, spec, game_stem)
+    if not specs:
+        return summary
+    executor = make_executor(args.executor, args.workers, args.address)
+    results = executor.run(spec for _, spec, _ in specs.values())
+    try:
+        for result in results:
+            if result.setup_error:
+                raise SetupError(result.error)
+            index, spec, game_stem = specs[result.key]
+            _record_game(summary, index, spec, game_stem, result, args.games, out, stamp, progress)
+    finally:
+        getattr(results, "close", lambda: None)()
+        getattr(executor, "close", lambda: None)()
     return summary
+
+
+def _record_game(
+    summary: MatchSummary, index: int, spec: GameSpec, game_stem: str, result: GameResult, games: int, out: Path, stamp: str, progress: TextIO
+) -> None:
+    """Count one finished game, save its history and write its progress line."""
+    white_index = index % 2
+    white_label, black_label = spec.white.label, spec.black.label
+    if not result.ok or result.history is None:
+        logger.error("game %d (%s vs %s) failed: %s", index + 1, white_label, black_label, result.error)
+        summary.errors += 1
+        progress.write(f"[{index + 1}/{games}] {white_label} vs {black_label}: ERROR ({result.error})\n")
+        return
+    winner = result.winner
+    reason = None if result.reason is None else WinReason[result.reason]
+    summary.record(white_index, winner, reason, result.turns, result.seconds)
+    path = unique_history_path(out, f"{stamp}-{game_stem}")
+    path.write_text(result.history)
+    progress.write(
+        f"[{index + 1}/{games}] {white_label} (white) vs {black_label} (black): "
+        f"{_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
+        f" seeds {spec.white_seed}/{spec.black_seed} -> {path}\n"
+    )
+    progress.flush()
+
+
+def _bot_name(bot: str) -> str:
+    """The name a bot goes by in history file names: its short name, or the class name of a file or module."""
+    if bot in VARIANT_BOTS:
+        return bot
+    name, _ = resolve_bot(bot)
+    check_bot(BotSpec(bot, bot))
+    return name
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         summary = play_match(args, sys.stderr)
-    except (PlayerLoadError, BotConstructionError) as error:
+    except (PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError) as error:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
     sys.stdout.write(summary.table() + "\n")

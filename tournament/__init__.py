@@ -1,0 +1,1 @@
+"""Experiments at scale: games as pure tasks, executors (process pool, Ray), tournaments, ratings and the SPRT."""

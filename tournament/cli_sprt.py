@@ -1,0 +1,124 @@
+"""`blindchess sprt A B --elo0 0 --elo1 10`: is A stronger than B? Play pairs until the SPRT decides.
+
+Plays colour-swapped pairs of A against B (the same two seeds for both games of a pair, each bot
+once White, as cutechess's ``-repeat``) and, after each finished pair, updates the pentanomial
+counts and the log-likelihood ratio of H1 "A is `elo1` Elo better" against H0 "A is `elo0` Elo
+better" (see :mod:`blindchess.tournament.stats`). It stops when the LLR leaves the bounds set by
+`alpha` and `beta` (both 0.05 by default: bounds -2.94 and +2.94), as fishtest does, or after
+``--max-pairs``. One line per pair goes to stderr; the verdict to stdout. Exit status: 0 when H1
+is accepted, 1 for H0, 3 when undecided at the limit.
+
+Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take a TOML inline
+table of constructor settings (``'limit = {depth = 2}'``), so a bot can be tested against a
+weakened copy of itself. A bot against itself with the same settings is refused: that test
+accepts H0 by construction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from blindchess.arbiter.loading import PlayerLoadError
+
+from .base import ExecutorError
+from .cli_tournament import add_executor_arguments
+from .config import SelfPairingError, TournamentConfig, pairing_games, tomllib
+from .executors import make_executor
+from .runner import SetupError
+from .spec import BotSpec, GameResult
+from .stats import Sprt, SprtDecision, StatisticsError, pentanomial
+from .task import VARIANTS, BotSettingError, check_bot
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sprt", help="sequential test: play pairs until A is shown better than B or not", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    parser.add_argument("a", help="the bot under test (short name, module or file)")
+    parser.add_argument("b", help="the baseline")
+    parser.add_argument("--a-settings", default="", help="TOML inline-table body of A's settings, e.g. 'limit = {depth = 2}'")
+    parser.add_argument("--b-settings", default="", help="the same for B")
+    parser.add_argument("--elo0", type=float, default=0.0, help="H0's Elo difference (default 0)")
+    parser.add_argument("--elo1", type=float, default=10.0, help="H1's Elo difference (default 10)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
+    parser.add_argument("--max-pairs", type=int, default=10_000, help="stop undecided after this many pairs (default 10000)")
+    parser.add_argument("--seconds", type=float, help="clock per player (default: none)")
+    parser.add_argument("--increment", type=float, default=0.0, help="seconds added per turn (default 0)")
+    parser.add_argument("--full-turn-limit", type=int, help="draw after this many full turns")
+    parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game (default rbc)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the pairs' seeds (default 0)")
+    add_executor_arguments(parser, None)
+    parser.set_defaults(run=run)
+
+
+def _settings(text: str, flag: str) -> dict[str, Any]:
+    try:
+        return dict(tomllib.loads(text))
+    except tomllib.TOMLDecodeError as error:
+        raise BotSettingError(f"{flag} {text!r} is not a TOML table body: {error}") from error
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        test = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        a = BotSpec("A", args.a, _settings(args.a_settings, "--a-settings"))
+        b = BotSpec("B", args.b, _settings(args.b_settings, "--b-settings"))
+        if a.same_player(b):
+            raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
+        check_bot(a)
+        check_bot(b)
+        executor = make_executor(args.executor, args.workers, args.address)
+    except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError) as error:
+        sys.stderr.write(f"blindchess: error: {error}\n")
+        return 2
+    config = TournamentConfig(
+        name="sprt", players=(a, b), seed=args.seed, variant=args.variant, seconds=args.seconds,
+        increment=args.increment, full_turn_limit=args.full_turn_limit,
+    )  # fmt: skip
+    lower, upper = test.bounds
+    sys.stderr.write(f"SPRT {args.a} vs {args.b}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, bounds [{lower:.2f}, {upper:.2f}]\n")
+    specs = pairing_games(a, b, config, pairs=args.max_pairs)
+    halves: dict[int, list[GameResult]] = {}
+    pair_scores: list[float] = []
+    failed = 0
+    decision = SprtDecision.CONTINUE
+    results = executor.run(specs)
+    try:
+        for result in results:
+            if result.setup_error:
+                raise SetupError(result.error)
+            pair = int(result.key.split("#")[1].split(".")[0])
+            halves.setdefault(pair, []).append(result)
+            if len(halves[pair]) < 2:
+                continue
+            games = halves.pop(pair)
+            if not all(game.ok for game in games):
+                failed += 1
+                sys.stderr.write(f"pair {pair}: not counted, a game failed ({next(g.error for g in games if not g.ok)})\n")
+                continue
+            # A plays White in game 0 of even pairs and game 1 of odd ones (see pairing_games).
+            pair_scores.append(sum(g.white_score() if (pair + int(g.key[-1])) % 2 == 0 else 1.0 - g.white_score() for g in games))
+            counts = pentanomial(pair_scores)
+            llr = test.llr(counts)
+            decision = test.decide(llr)
+            sys.stderr.write(f"pairs {len(pair_scores):>5}  pentanomial {list(counts)}  LLR {llr:+.3f}\n")
+            if decision is not SprtDecision.CONTINUE:
+                break
+    except SetupError as error:
+        sys.stderr.write(f"blindchess: error: {error}\n")
+        return 2
+    finally:
+        getattr(results, "close", lambda: None)()
+        getattr(executor, "close", lambda: None)()
+    score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
+    verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
+    sys.stdout.write(
+        f"{verdict}: {args.a} vs {args.b} after {len(pair_scores)} pairs ({2 * len(pair_scores)} games),"
+        f" A's score {score:.3f}, pentanomial {list(pentanomial(pair_scores))}"
+        + (f", {failed} pairs with a failed game not counted" if failed else "") + "\n"
+    )
+    return {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]

@@ -1,0 +1,114 @@
+"""`blindchess tournament CONFIG`: play a tournament from a TOML config into SQLite, then rate it.
+
+The config (see :mod:`blindchess.tournament.config`) lists the players and how they meet.
+Results go to ``--db`` (default ``results/<name>.sqlite``), one row per game with its history.
+Running the same command again plays only the games not recorded yet: that resumes a run
+stopped by a crash or Ctrl-C, and extends one whose config gained players or games.
+At the end the standings are printed: Elo by maximum likelihood with 95% intervals, W/D/L
+with Wilson intervals, pentanomial counts of the colour-swapped pairs; ``--plot`` draws them.
+
+Executors: ``--executor local`` (default) plays ``--workers`` games at once in worker processes
+(default: one per core; 1 plays in this process); ``--executor ray`` runs them as Ray tasks on
+the cluster at ``--address``, or on a local Ray started for the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from blindchess.arbiter.loading import PlayerLoadError
+
+from .base import ExecutorError
+from .config import ConfigError, load_config
+from .executors import make_executor
+from .report import plot, standings, table
+from .runner import SetupError, run_schedule
+from .stats import StatisticsError
+from .store import ResultStore, StoreConflictError
+from .task import BotSettingError, check_bot
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser, default_workers: Optional[int]) -> None:
+    """--workers, --executor and --address, shared by the commands that play many games (None: one worker per core)."""
+    parser.add_argument(
+        "--workers", type=_positive_int, default=default_workers,
+        help=f"games played at once (default {default_workers or 'one per core'}; 1 plays in this process)",
+    )  # fmt: skip
+    parser.add_argument("--executor", choices=("local", "ray"), default="local", help="local worker processes (default) or Ray tasks")
+    parser.add_argument("--address", help="with --executor ray: host:port of a running Ray cluster (default: start a local one)")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tournament", help="play a tournament from a TOML config and rate the players", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    parser.add_argument("config", help="the tournament's TOML file")
+    parser.add_argument("--db", help="SQLite results file (default results/<name>.sqlite)")
+    add_executor_arguments(parser, None)
+    parser.add_argument("--retry-failed", action="store_true", help="play again the games recorded as failed")
+    parser.add_argument("--report-only", action="store_true", help="play nothing; rate what the database holds")
+    parser.add_argument("--plot", help="save the ratings plot (PNG) here")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+        for player in config.players:
+            check_bot(player)
+    except (ConfigError, PlayerLoadError, BotSettingError) as error:
+        return _fail(error)
+    schedule = config.schedule()
+    db = Path(args.db) if args.db else Path("results") / f"{config.name}.sqlite"
+    with ResultStore(db) as store:
+        if not args.report_only:
+            try:
+                executor = make_executor(args.executor, args.workers, args.address)
+            except ExecutorError as error:
+                return _fail(error)
+            try:
+                report = run_schedule(
+                    schedule, store, executor, retry_failed=args.retry_failed, progress=None if args.no_progress else sys.stderr
+                )
+            except KeyboardInterrupt:
+                sys.stderr.write(f"interrupted: {store.count()} games recorded in {db}; the same command resumes the run\n")
+                return 130
+            except (SetupError, StoreConflictError) as error:
+                return _fail(error)
+            finally:
+                getattr(executor, "close", lambda: None)()
+            sys.stderr.write(
+                f"{report.played} games played ({report.failed} failed), {report.already} recorded earlier, in {db}\n"
+            )
+        rows = store.rows()
+    keys = {spec.key for spec in schedule}
+    rows = [row for row in rows if row.key in keys]
+    if not any(row.ok for row in rows):
+        sys.stderr.write(f"no played games of this config in {db}\n")
+        return 1
+    try:
+        result = standings(rows)
+    except StatisticsError as error:
+        return _fail(error)
+    sys.stdout.write(table(result) + "\n")
+    if args.plot:
+        plot(result, args.plot, title=config.name)
+        sys.stderr.write(f"plot saved to {args.plot}\n")
+    return 0
+
+
+def _fail(error: Exception) -> int:
+    sys.stderr.write(f"blindchess: error: {error}\n")
+    return 2

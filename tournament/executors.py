@@ -1,0 +1,149 @@
+"""Local executors: games in this process (`InlineExecutor`) or in a pool of worker processes (`PoolExecutor`).
+
+The pool is `concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` start method
+(workers are forked from a clean server process, never from a parent that may hold threads,
+a Ray driver or a Stockfish pipe). A worker that dies (killed, out of memory) breaks the whole
+pool: every game then in flight fails with `BrokenProcessPool`, and the pool cannot say whose
+death it was. So each of those games counts an attempt and is queued again, a fresh pool is
+started, and a game that has used `max_attempts` is yielded as failed with the reason.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from .base import Executor, ExecutorError
+from .spec import GameResult, GameSpec, failed
+from .task import play_game
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+"""Starts of one game before a worker death is recorded as its result."""
+
+
+class InlineExecutor:
+    """Plays the games one after another in this process (``--workers 1``: tracebacks and debuggers just work)."""
+
+    workers = 1
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameResult]:
+        for spec in specs:
+            yield play_game(spec)
+
+
+class PoolExecutor:
+    """Plays up to `workers` games at once in worker processes (see the module docstring)."""
+
+    def __init__(self, workers: int, max_attempts: int = MAX_ATTEMPTS) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers!r}")
+        self.workers = workers
+        self.max_attempts = max_attempts
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"))
+
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[GameResult]:
+        pending = iter(specs)
+        retry: collections.deque[tuple[GameSpec, int]] = collections.deque()
+        in_flight: dict[Future[GameResult], tuple[GameSpec, int]] = {}
+        pool = self._new_pool()
+        exhausted = False
+        try:
+            while True:
+                while len(in_flight) < self.workers:
+                    if retry:
+                        spec, attempt = retry.popleft()
+                    elif not exhausted:
+                        next_spec = next(pending, None)
+                        if next_spec is None:
+                            exhausted = True
+                            continue
+                        spec, attempt = next_spec, 1
+                    else:
+                        break
+                    in_flight[pool.submit(play_game, spec)] = (spec, attempt)
+                if not in_flight:
+                    return
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                broken = False
+                for future in done:
+                    spec, attempt = in_flight.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        lost = self._requeue(spec, attempt, retry)
+                        if lost is not None:
+                            yield lost
+                        continue
+                    except Exception as error:  # the result could not come back (unpicklable, ...)
+                        yield failed(spec.key, f"worker error: {type(error).__name__}: {error}", attempt)
+                        continue
+                    yield _with_attempts(result, attempt)
+                if broken:
+                    for future, (spec, attempt) in list(in_flight.items()):
+                        lost = self._requeue(spec, attempt, retry)
+                        if lost is not None:
+                            yield lost
+                    in_flight.clear()
+                    _stop(pool)
+                    pool = self._new_pool()
+        finally:
+            _stop(pool)
+
+    def _requeue(self, spec: GameSpec, attempt: int, retry: collections.deque[tuple[GameSpec, int]]) -> GameResult | None:
+        """Queue a game lost with a dead worker again, or its failed result once out of attempts."""
+        if attempt < self.max_attempts:
+            logger.warning("game %s: a worker died (attempt %d of %d); playing it again", spec.key, attempt, self.max_attempts)
+            retry.append((spec, attempt + 1))
+            return None
+        return failed(spec.key, f"worker process died {attempt} times while playing it (killed or out of memory)", attempt)
+
+
+def _with_attempts(result: GameResult, attempts: int) -> GameResult:
+    if attempts == 1:
+        return result
+    from dataclasses import replace
+
+    return replace(result, attempts=attempts)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop `pool` now, killing games in flight (shutdown alone would wait for them to finish)."""
+    # ProcessPoolExecutor has no public way to stop running work; its worker table is the only handle.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=5)
+
+
+def local_executor(workers: int | None) -> Executor:
+    """The inline executor for one worker, else a pool (default: one worker per core)."""
+    count = workers if workers is not None else (os.cpu_count() or 1)
+    return InlineExecutor() if count == 1 else PoolExecutor(count)
+
+
+def make_executor(kind: str, workers: int | None, address: str | None = None) -> Executor:
+    """The executor a command line asked for: ``local`` (default) or ``ray``.
+
+    Raises:
+        ExecutorError: Ray could not be started or reached.
+    """
+    if kind == "ray":
+        from .ray_executor import RayExecutor
+
+        return RayExecutor(workers=workers, address=address)
+    if address is not None:
+        raise ExecutorError(f"--address {address!r} is for --executor ray")
+    return local_executor(workers)

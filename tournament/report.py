@@ -1,0 +1,99 @@
+"""Tables and a plot of recorded games: Elo (MLE, 95%), win/draw/loss with Wilson intervals, pentanomials.
+
+The score interval is Wilson's on the score fraction (a draw counts a half), which is
+conservative with draws (they shrink the true variance). Pentanomial counts are over the
+colour-swapped pairs whose two games both finished, from the first-named player's side.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ratings import EloFit, fit_elo, scores_by_player
+from .stats import pentanomial, wilson_interval
+from .store import GameRow
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Ratings and counts of a set of games."""
+
+    fit: EloFit
+    records: dict[str, tuple[int, int, int]]
+    pentanomials: dict[str, tuple[int, int, int, int, int]]
+    failed: int
+
+
+def standings(rows: Sequence[GameRow], prior_draws: float = 1.0) -> Standings:
+    """Rate the played games of `rows` (failed games are only counted)."""
+    played = [row for row in rows if row.ok]
+    games = [(row.white, row.black, row.white_score()) for row in played]
+    pairs: dict[tuple[str, int], list[GameRow]] = defaultdict(list)
+    for row in played:
+        pairs[row.pairing, row.pair].append(row)
+    pair_scores: dict[str, list[float]] = defaultdict(list)
+    for (pairing, _), games_of_pair in sorted(pairs.items()):
+        if len(games_of_pair) == 2:
+            first = pairing.split(" vs ")[0]
+            pair_scores[pairing].append(sum(row.white_score() if row.white == first else 1.0 - row.white_score() for row in games_of_pair))
+    return Standings(
+        fit=fit_elo(games, prior_draws=prior_draws),
+        records=scores_by_player(games),
+        pentanomials={pairing: pentanomial(scores) for pairing, scores in pair_scores.items()},
+        failed=len(rows) - len(played),
+    )
+
+
+def table(result: Standings) -> str:
+    """The standings as plain text: players by rating, then pentanomials and significant differences."""
+    fit = result.fit
+    order = sorted(fit.ratings, key=lambda player: -fit.ratings[player])
+    width = max(len(player) for player in order) + 2
+    header = f"{'player':<{width}}{'Elo':>7}{'95%':>7}{'games':>7}{'W':>5}{'D':>5}{'L':>5}{'score':>8}  {'95% (Wilson)':<13}"
+    lines = [header, "-" * len(header)]
+    for player in order:
+        wins, draws, losses = result.records[player]
+        games = wins + draws + losses
+        low, high = wilson_interval(wins + draws / 2, games)
+        lines.append(
+            f"{player:<{width}}{fit.ratings[player]:>7.0f}{fit.margins[player]:>7.0f}{games:>7}{wins:>5}{draws:>5}{losses:>5}"
+            f"{(wins + draws / 2) / games:>8.3f}  {low:.3f}-{high:.3f}"
+        )
+    lines.append("")
+    lines.append(f"{fit.games} games rated; White advantage {fit.advantage:+.0f} Elo, draw width {fit.draw_elo:.0f} Elo"
+                 + (f"; {result.failed} failed games not rated" if result.failed else ""))
+    if result.pentanomials:
+        lines.append("")
+        lines.append(f"{'pairing (pairs, first player scoring 0 .. 2)':<{width + 30}}{'0':>5}{'1/2':>5}{'1':>5}{'3/2':>5}{'2':>5}")
+        for pairing, counts in result.pentanomials.items():
+            lines.append(f"{pairing:<{width + 30}}" + "".join(f"{count:>5}" for count in counts))
+    significant = [
+        (a, b, *fit.difference(a, b)) for index, a in enumerate(order) for b in order[index + 1 :] if abs(fit.difference(a, b)[0]) > fit.difference(a, b)[1]
+    ]
+    lines.append("")
+    lines.append("significant differences (95%): " + (", ".join(f"{a} > {b} by {d:.0f} +- {m:.0f}" for a, b, d, m in significant) or "none"))
+    return "\n".join(lines)
+
+
+def plot(result: Standings, path: str | Path, title: str = "") -> None:
+    """Each player's Elo with its 95% interval, best at the top, saved to `path` (matplotlib, Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fit = result.fit
+    order = sorted(fit.ratings, key=lambda player: fit.ratings[player])
+    figure, axes = plt.subplots(figsize=(7, 0.5 * len(order) + 1.5))
+    axes.errorbar([fit.ratings[p] for p in order], range(len(order)), xerr=[fit.margins[p] for p in order], fmt="o", capsize=4)
+    axes.set_yticks(range(len(order)), order)
+    axes.axvline(0.0, color="grey", linewidth=0.5)
+    axes.set_xlabel("Elo (maximum likelihood, mean 0) with 95% interval")
+    axes.set_title(title or f"{fit.games} games")
+    figure.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(str(path), dpi=120)
+    plt.close(figure)

@@ -1,0 +1,104 @@
+"""What one game needs and what it gives back: plain, picklable value objects any executor can ship.
+
+A `GameSpec` holds everything that decides a game (both bots with their settings, their seeds,
+the clocks, the variant); a `GameResult` everything the game produced. Nothing else is shared
+between the process that schedules games and the one that plays them, so a game can run in
+this process, in a pool worker or on a Ray node, and, for bots that are deterministic given
+their seed, comes out the same on all three.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A player: its label in tables, the bot (registered name, module or file) and constructor settings.
+
+    Settings are keyword arguments of the bot's constructor (JSON values; see
+    :func:`blindchess.tournament.task.build_player` for the one conversion, ``limit``).
+    """
+
+    label: str
+    bot: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def same_player(self, other: BotSpec) -> bool:
+        """The same bot with the same settings (labels aside): pairing them is pairing a bot with itself."""
+        return (self.bot, _canonical(self.settings)) == (other.bot, _canonical(other.settings))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One scheduled game.
+
+    Attributes:
+        key: unique name of the game in its schedule (the database's primary key).
+        pairing: the two labels, sorted and joined by ``" vs "``: groups a pairing's games.
+        pair: index of the colour-swapped pair within the pairing (games of a pair share seeds).
+        seconds: each player's clock; None for no clock (deterministic bots need no deadline).
+        variant: a name in :data:`blindchess.tournament.task.VARIANTS`.
+    """
+
+    key: str
+    white: BotSpec
+    black: BotSpec
+    white_seed: int
+    black_seed: int
+    pairing: str = ""
+    pair: int = 0
+    seconds: Optional[float] = None
+    increment: float = 0.0
+    full_turn_limit: Optional[int] = None
+    variant: str = "rbc"
+
+    def to_json(self) -> str:
+        """The spec as canonical JSON (sorted keys): stored with the result, compared on resume."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """What a game produced; `error` is set (and the rest empty) when it could not be played.
+
+    Attributes:
+        winner: True White, False Black, None a draw (or no result when `error` is set).
+        reason: the `WinReason` name, or None.
+        faults: the bots' fault messages (see :mod:`blindchess.arbiter.play`).
+        history: the reconchess GameHistory JSON text.
+        error: why the game has no result (a worker died, the bot could not be built, ...).
+        setup_error: the error is the setup's (an unknown bot, no Stockfish), not this game's:
+            every other game would fail the same way, so a run stops instead of recording it.
+        attempts: how many times the game was started.
+    """
+
+    key: str
+    winner: Optional[bool] = None
+    reason: Optional[str] = None
+    turns: int = 0
+    seconds: float = 0.0
+    faults: tuple[str, ...] = ()
+    history: Optional[str] = None
+    error: Optional[str] = None
+    setup_error: bool = False
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def white_score(self) -> float:
+        """1, 1/2 or 0 for White (a played game only)."""
+        return 0.5 if self.winner is None else 1.0 if self.winner else 0.0
+
+
+def failed(key: str, error: str, attempts: int = 1, setup_error: bool = False) -> GameResult:
+    """The result of a game that could not be played."""
+    return GameResult(key=key, error=error, attempts=attempts, setup_error=setup_error)
+
+
+def _canonical(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, sort_keys=True)

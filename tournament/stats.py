@@ -1,0 +1,170 @@
+"""Small-sample statistics of game results: Wilson intervals, pentanomial counts and the SPRT.
+
+Scores are from one player's side: a win is 1, a draw 1/2, a loss 0. Elo differences and
+expected scores are related by the logistic curve
+
+.. math:: s(\\Delta) = \\frac{1}{1 + 10^{-\\Delta/400}}, \\qquad \\Delta(s) = -400 \\log_{10}(1/s - 1).
+
+**Wilson score interval** for a proportion :math:`\\hat p = k/n` at normal quantile :math:`z`:
+
+.. math:: \\frac{\\hat p + z^2/2n \\pm z \\sqrt{\\hat p(1-\\hat p)/n + z^2/4n^2}}{1 + z^2/n}
+
+(unlike the Wald interval it stays inside [0, 1] and is sensible at 0/n and n/n).
+
+**Pentanomial counts**: with colour-swapped pairs (the same seeds, each bot once White) the two
+games are not independent (a seed that favours a bot does so in both), so fishtest counts each
+pair's total score, 0, 1/2, 1, 3/2 or 2, as one draw from a five-valued distribution.
+
+**SPRT** (Wald's sequential probability ratio test, in the generalised form fishtest uses): H0 is
+"the Elo difference is `elo0`", H1 "it is `elo1`". After :math:`N` independent samples
+:math:`x_i \\in [0, 1]` (per-game scores, or per-pair scores halved) with mean :math:`\\bar x` and
+variance :math:`\\sigma^2`, the log-likelihood ratio of the two hypotheses, under the normal
+approximation with the variance estimated from the data, is
+
+.. math:: \\mathrm{LLR} = N \\, \\frac{(s_1 - s_0)(2\\bar x - s_0 - s_1)}{2 \\sigma^2}, \\quad s_k = s(\\mathrm{elo}_k).
+
+The test stops when LLR leaves :math:`(\\ln\\frac{\\beta}{1-\\alpha}, \\ln\\frac{1-\\beta}{\\alpha})`:
+below, H0 is accepted, above, H1. With :math:`\\alpha = \\beta = 0.05` the bounds are :math:`\\mp 2.944`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import norm
+
+PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
+"""The five totals of a colour-swapped pair, the index of a pentanomial count."""
+
+
+class StatisticsError(ValueError):
+    """An input outside what a statistic is defined for (the message quotes it)."""
+
+
+def elo_to_score(elo: float) -> float:
+    """Expected score at an Elo difference.
+
+    >>> elo_to_score(0.0), round(elo_to_score(400.0), 4)
+    (0.5, 0.9091)
+    """
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def score_to_elo(score: float) -> float:
+    """The Elo difference with expected score `score` (infinite at 0 and 1).
+
+    >>> round(score_to_elo(0.75), 1)
+    190.8
+    """
+    if not 0.0 <= score <= 1.0:
+        raise StatisticsError(f"a score is between 0 and 1, got {score!r}")
+    if score in (0.0, 1.0):
+        return math.copysign(math.inf, score - 0.5)
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def wilson_interval(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (see the module docstring).
+
+    >>> [round(bound, 4) for bound in wilson_interval(8, 10)]
+    [0.4902, 0.9433]
+    """
+    if trials < 0 or not 0 <= successes <= max(trials, 0):
+        raise StatisticsError(f"need 0 <= successes <= trials, got {successes!r} of {trials!r}")
+    if trials == 0:
+        return 0.0, 1.0
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1.0 - p) / trials + z * z / (4 * trials * trials))
+    scale = 1.0 + z * z / trials
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
+    """Counts of pair totals 0, 1/2, 1, 3/2, 2 (one player's score over a colour-swapped pair).
+
+    >>> pentanomial([2.0, 1.0, 1.0, 0.5])
+    (0, 1, 2, 0, 1)
+    """
+    counts = [0] * 5
+    for score in pair_scores:
+        if score not in PAIR_SCORES:
+            raise StatisticsError(f"a pair total is one of {PAIR_SCORES}, got {score!r}")
+        counts[PAIR_SCORES.index(score)] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
+    """The SPRT log-likelihood ratio (module docstring) from counts over evenly spaced scores.
+
+    `counts[..., i]` is how often the score ``i / (k - 1)`` was seen, `k` the last axis's length:
+    three counts (loss, draw, win) for single games, five (the pentanomial) for pairs, whose
+    totals are halved to lie in [0, 1]. Zero while fewer than two samples or no variance.
+    Leading axes are independent tests (a float for one, an array for many).
+
+    >>> round(sprt_llr([10, 20, 30], 0.0, 10.0), 4)
+    0.9912
+    """
+    table = np.asarray(counts, dtype=float)
+    if table.ndim == 0 or table.shape[-1] < 2 or np.any(table < 0):
+        raise StatisticsError(f"counts are at least two non-negative numbers, got {np.asarray(counts).tolist()!r}")
+    values = np.linspace(0.0, 1.0, table.shape[-1])
+    total = table.sum(axis=-1)
+    safe_total = np.maximum(total, 1.0)
+    mean = table @ values / safe_total
+    variance = table @ values**2 / safe_total - mean**2
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    defined = (total >= 2) & (variance > 1e-12)
+    llr = np.where(defined, total * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * np.where(defined, variance, 1.0)), 0.0)
+    return float(llr) if llr.ndim == 0 else llr
+
+
+class SprtDecision(enum.Enum):
+    CONTINUE = "continue"
+    H0 = "H0"
+    H1 = "H1"
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """An SPRT's hypotheses and error rates; `decide` reads an LLR against its bounds.
+
+    >>> test = Sprt(0.0, 10.0)
+    >>> [round(bound, 3) for bound in test.bounds], test.decide(3.0)
+    ([-2.944, 2.944], <SprtDecision.H1: 'H1'>)
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise StatisticsError(f"the SPRT needs elo0 < elo1, got elo0={self.elo0!r}, elo1={self.elo1!r}")
+        for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 < rate < 0.5:
+                raise StatisticsError(f"{name} is an error rate in (0, 0.5), got {rate!r}")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper): accept H0 at or below the first, H1 at or above the second."""
+        return math.log(self.beta / (1.0 - self.alpha)), math.log((1.0 - self.beta) / self.alpha)
+
+    def llr(self, counts: Sequence[float]) -> float:
+        return float(sprt_llr(counts, self.elo0, self.elo1))
+
+    def decide(self, llr: float) -> SprtDecision:
+        lower, upper = self.bounds
+        if llr <= lower:
+            return SprtDecision.H0
+        if llr >= upper:
+            return SprtDecision.H1
+        return SprtDecision.CONTINUE

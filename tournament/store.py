@@ -1,0 +1,137 @@
+"""Tournament results in SQLite: one row per game, its history JSON beside the result in the same row.
+
+The game's key (see :mod:`blindchess.tournament.config`) is the primary key, so a game can be
+recorded once only; each result is committed as it arrives, so a crash or Ctrl-C loses at most
+the games still being played. The spec is stored with the result: resuming with a config that
+changed a recorded game (other settings under the same label) is refused, never mixed.
+
+A game that could not be played is recorded with ``status = 'failed'`` and the reason; a later
+run skips it unless asked to retry failed games (`pending` with ``retry_failed=True``), which
+replaces the row.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .spec import GameResult, GameSpec
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    key TEXT PRIMARY KEY,
+    pairing TEXT NOT NULL,
+    pair INTEGER NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    winner INTEGER,              -- 1 White, 0 Black, NULL a draw (or no result)
+    reason TEXT,
+    turns INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    faults TEXT NOT NULL,        -- JSON list of fault messages
+    error TEXT,
+    spec TEXT NOT NULL,          -- GameSpec.to_json()
+    history TEXT,                -- reconchess GameHistory JSON
+    recorded_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+"""
+
+
+class StoreConflictError(ValueError):
+    """The database holds a game under a key the schedule gives to a different game."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A recorded game, as read back for ratings and reports."""
+
+    key: str
+    pairing: str
+    pair: int
+    white: str
+    black: str
+    ok: bool
+    winner: Optional[bool]
+    reason: Optional[str]
+    turns: int
+    seconds: float
+    error: Optional[str]
+
+    def white_score(self) -> float:
+        return 0.5 if self.winner is None else 1.0 if self.winner else 0.0
+
+
+class ResultStore:
+    """The SQLite file at `path` (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._connection = sqlite3.connect(str(self.path))
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def pending(self, schedule: Iterable[GameSpec], retry_failed: bool = False) -> list[GameSpec]:
+        """The scheduled games not recorded yet (and the failed ones with `retry_failed`).
+
+        Raises:
+            StoreConflictError: a recorded game's spec differs from the scheduled one with its key.
+        """
+        recorded = {key: (spec, status) for key, spec, status in self._connection.execute("SELECT key, spec, status FROM games")}
+        missing = []
+        for game in schedule:
+            row = recorded.get(game.key)
+            if row is None or (retry_failed and row[1] == "failed"):
+                missing.append(game)
+            elif json.loads(row[0]) != json.loads(game.to_json()):
+                raise StoreConflictError(
+                    f"{self.path} already holds game {game.key!r} with other settings; use a new database or restore the config"
+                )
+        return missing
+
+    def record(self, spec: GameSpec, result: GameResult) -> None:
+        """Commit one game's result (a failed game replaces nothing but an earlier failure)."""
+        with self._connection:
+            self._connection.execute("DELETE FROM games WHERE key = ? AND status = 'failed'", (spec.key,))
+            self._connection.execute(
+                "INSERT INTO games (key, pairing, pair, white, black, status, winner, reason, turns, seconds, attempts,"
+                " faults, error, spec, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    spec.key, spec.pairing, spec.pair, spec.white.label, spec.black.label,
+                    "ok" if result.ok else "failed",
+                    None if result.winner is None else int(result.winner),
+                    result.reason, result.turns, result.seconds, result.attempts,
+                    json.dumps(list(result.faults)), result.error, spec.to_json(), result.history,
+                ),
+            )  # fmt: skip
+
+    def rows(self) -> list[GameRow]:
+        """Every recorded game, in key order."""
+        query = "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error FROM games ORDER BY key"
+        return [
+            GameRow(key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error)
+            for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error in self._connection.execute(query)
+        ]
+
+    def history(self, key: str) -> Optional[str]:
+        """The history JSON of game `key` (None if not recorded or not played)."""
+        row = self._connection.execute("SELECT history FROM games WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def count(self) -> int:
+        return int(self._connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])

@@ -1,0 +1,182 @@
+"""`play_game(spec) -> result`: one game as a pure task, the unit every executor runs.
+
+The task builds both bots from their specs (seeded), plays the game with the arbiter's
+`play_local_game` (bot faults become results, see :mod:`blindchess.arbiter.play`), and returns
+a `GameResult`. It never raises: anything that stops the game from being played is returned
+as a failed result with the reason, so no executor can lose a game to an exception.
+
+Determinism: our bots draw only from the generator built from their seed, and reconchess's
+bots from the `random` module, which is seeded from both seeds before each game; with no clock
+(``seconds=None``) nothing depends on timing. A bot whose play depends on the clock (Stockfish
+with a time limit, a belief capped by seconds) is not reproducible on any executor.
+
+Variants (``spec.variant``): ``rbc`` (8x8, the default), ``recon-minichess``, ``recon-imcs``
+and the teaching boards ``teaching-4x4`` and ``teaching-4x5``. A bot whose constructor takes
+``rules`` is handed the variant's rules; the others must cope with the action lists they get
+(``random`` plays every variant). Simulchess has its own arbiter and runs through
+``blindchess simulchess``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import logging
+import random
+import time
+from typing import Any, Callable, Optional
+
+import chess.engine
+
+from blindchess.arbiter import LocalGame, Player, play_local_game
+from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
+from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
+
+from .spec import BotSpec, GameResult, GameSpec, failed
+
+logger = logging.getLogger(__name__)
+
+VARIANTS: dict[str, Rules[Any]] = {
+    "rbc": STANDARD,
+    "recon-minichess": RECON_MINICHESS,
+    "recon-imcs": RECON_MINICHESS_IMCS,
+    "teaching-4x4": TEACHING_4X4,
+    "teaching-4x5": TEACHING_4X5,
+}
+"""Variant name -> the arbiter's rules for it."""
+
+VARIANT_BOTS: dict[str, str] = {"recon": "blindchess.variants.recon_bot:ReconMiniChessBot"}
+"""Bots of the small-board variants, by short name (the bots registry sits below the variants)."""
+
+_SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    "limit": lambda value: chess.engine.Limit(**value) if isinstance(value, dict) else value,
+}
+"""Settings whose JSON value becomes an object: ``limit = {depth = 1}`` is ``chess.engine.Limit(depth=1)``."""
+
+
+class UnknownVariantError(ValueError):
+    """A variant name that is not in `VARIANTS` (the message suggests the closest)."""
+
+
+class BotSettingError(ValueError):
+    """A setting the bot's constructor does not take (the message lists the ones it does)."""
+
+
+def variant_rules(name: str) -> Rules[Any]:
+    """The rules of variant `name`.
+
+    Raises:
+        UnknownVariantError: no such variant.
+    """
+    if name not in VARIANTS:
+        raise UnknownVariantError(f"unknown variant {name!r}{did_you_mean(name, VARIANTS)}; variants: {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest of `choices`, or nothing.
+
+    >>> did_you_mean("trot", ["trout", "random"])
+    " (did you mean 'trout'?)"
+    """
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def resolve_player_class(bot: str) -> type[Player]:
+    """The class of `bot`: a variant bot's short name, else whatever `resolve_bot` accepts.
+
+    Raises:
+        PlayerLoadError: unknown bot (the message names it and suggests the closest name).
+    """
+    target = VARIANT_BOTS.get(bot)
+    if target is not None:
+        module_name, _, class_name = target.partition(":")
+        import importlib
+
+        player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
+        return player_class
+    return resolve_bot(bot)[1]
+
+
+def check_bot(spec: BotSpec) -> None:
+    """Raise now what would make every game of `spec` fail: an unknown bot or a setting it does not take.
+
+    Raises:
+        PlayerLoadError: the bot cannot be found.
+        BotSettingError: a setting is not a parameter of the bot's constructor.
+    """
+    player_class = resolve_player_class(spec.bot)
+    try:
+        parameters = inspect.signature(player_class).parameters
+    except (TypeError, ValueError):
+        return
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters.values()):
+        return
+    for name in spec.settings:
+        if name not in parameters or name == "rng":
+            known = [parameter for parameter in parameters if parameter != "rng"]
+            raise BotSettingError(
+                f"player {spec.label!r}: bot {spec.bot!r} has no setting {name!r}{did_you_mean(name, known)}"
+                f" (its settings: {', '.join(known) or 'none'})"
+            )
+
+
+def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
+    """A fresh, seeded instance of the bot `spec` names, with its settings (and the variant's rules if it takes them)."""
+    player_class = resolve_player_class(spec.bot)
+    settings = {name: _SETTING_CONVERSIONS.get(name, _identity)(value) for name, value in spec.settings.items()}
+    if rules is not STANDARD and "rules" in _parameters(player_class):
+        settings["rules"] = rules
+    if not settings:
+        return make_bot(player_class, seed)
+    import numpy as np
+
+    try:
+        return player_class(rng=np.random.default_rng(seed), **settings)  # type: ignore[call-arg]
+    except Exception as error:
+        raise BotConstructionError(f"cannot construct {player_class.__name__}: {type(error).__name__}: {error}") from error
+
+
+def play_game(spec: GameSpec) -> GameResult:
+    """Play the game `spec` describes; never raises (see the module docstring)."""
+    try:
+        rules = variant_rules(spec.variant)
+        white = build_player(spec.white, spec.white_seed, rules)
+        black = build_player(spec.black, spec.black_seed, rules)
+    except (PlayerLoadError, BotConstructionError, BotSettingError, UnknownVariantError) as error:
+        return failed(spec.key, str(error), setup_error=True)
+    random.seed((spec.white_seed << 64) | spec.black_seed)  # reconchess's bots draw from the random module
+    turn_limit = spec.full_turn_limit if spec.full_turn_limit is not None else getattr(rules, "full_turn_limit", None)
+    game: LocalGame[Any] = LocalGame(
+        seconds_per_player=spec.seconds, seconds_increment=spec.increment, full_turn_limit=turn_limit, rules=rules
+    )
+    started = time.monotonic()
+    try:
+        winner, reason, history = play_local_game(white, black, game=game)
+    except Exception as error:  # the arbiter itself failed: record why rather than lose the game
+        logger.exception("game %s failed", spec.key)
+        return failed(spec.key, f"arbiter error: {type(error).__name__}: {error}")
+    return GameResult(
+        key=spec.key,
+        winner=winner,
+        reason=None if reason is None else reason.name,
+        turns=history.num_turns(),
+        seconds=time.monotonic() - started,
+        faults=tuple(fault.message for fault in history.faults),
+        history=history.to_json(),
+    )
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _parameters(player_class: type[Player]) -> Optional[Any]:
+    try:
+        return inspect.signature(player_class).parameters
+    except (TypeError, ValueError):
+        return {}
