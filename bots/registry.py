@@ -31,11 +31,15 @@ BOTS: dict[str, str] = {
     "random": "blindchess.bots.random_bot:RandomBot",
     "attacker": "blindchess.bots.attacker_bot:AttackerBot",
     "trout": "blindchess.bots.trout_bot:TroutBot",
-    # BeliefBot presets (bots/presets.py; the ablation reaches all six through presets.PRESETS).
+    # BeliefBot presets (bots/presets.py), one per sense planner: the sensing ablation's players.
     "flagship": "blindchess.bots.flagship:FlagshipBot",
     "flagship-hybrid": "blindchess.bots.flagship:HybridFlagshipBot",
     "belief-random": "blindchess.bots.presets:RandomSenseBot",
+    "belief-trout": "blindchess.bots.presets:TroutSenseBot",
     "belief-eig": "blindchess.bots.presets:EntropySenseBot",
+    "belief-size": "blindchess.bots.presets:ExpectedSizeSenseBot",
+    "belief-marginal": "blindchess.bots.presets:MarginalEntropySenseBot",
+    "belief-evoi": "blindchess.bots.presets:ValueOfInformationSenseBot",
 }
 """Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
 

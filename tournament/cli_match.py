@@ -34,11 +34,10 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 import chess
 import numpy as np
-
 from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.bots.registry import resolve_bot
@@ -48,7 +47,13 @@ from .cli_tournament import add_executor_arguments
 from .executors import make_executor
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
-from .task import VARIANT_BOTS, VARIANTS, BotSettingError, UnknownVariantError, check_bot
+from .task import (
+    VARIANT_BOTS,
+    VARIANTS,
+    BotSettingError,
+    UnknownVariantError,
+    check_bot,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +117,7 @@ class MatchSummary:
     errors: int = 0
 
     def record(
-        self, white_index: int, winner: Optional[bool], reason: Optional[WinReason], turns: int, seconds: Optional[float]
+        self, white_index: int, winner: bool | None, reason: WinReason | None, turns: int, seconds: float | None
     ) -> None:
         """Count one game; `seconds` is None for a game resumed from its saved history (no wall time kept)."""
         white, black = self.bots[white_index], self.bots[1 - white_index]
@@ -174,12 +179,12 @@ def _safe_name(text: str) -> str:
     return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
 
 
-def _result(winner: Optional[bool], reason: Optional[WinReason], white_label: str, black_label: str) -> str:
+def _result(winner: bool | None, reason: WinReason | None, white_label: str, black_label: str) -> str:
     won = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
     return f"{won} by {reason.name if reason is not None else '-'}"
 
 
-def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHistory]:
+def _saved_game(out: Path, game_stem: str, progress: TextIO) -> GameHistory | None:
     """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
     for path in sorted(out.glob(f"*-{game_stem}.json")):
         try:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
 
@@ -31,7 +31,7 @@ from .store import ResultStore, StoreConflictError
 from .task import BotSettingError, check_bot
 
 
-def add_executor_arguments(parser: argparse.ArgumentParser, default_workers: Optional[int]) -> None:
+def add_executor_arguments(parser: argparse.ArgumentParser, default_workers: int | None) -> None:
     """--workers, --executor and --address, shared by the commands that play many games (None: one worker per core)."""
     parser.add_argument(
         "--workers", type=_positive_int, default=default_workers,

@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +47,8 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+__all__ = ["ConfigError", "SelfPairingError", "TournamentConfig", "load_config", "pairing_games", "parse_config", "tomllib"]
 
 FORMATS = ("round-robin", "gauntlet")
 _TOURNAMENT_KEYS = {
@@ -72,14 +74,14 @@ class TournamentConfig:
     name: str
     players: tuple[BotSpec, ...]
     format: str = "round-robin"
-    gauntlet: Optional[str] = None
+    gauntlet: str | None = None
     games_per_pairing: int = 2
     repeat: bool = True
     seed: int = 0
     variant: str = "rbc"
-    seconds: Optional[float] = None
+    seconds: float | None = None
     increment: float = 0.0
-    full_turn_limit: Optional[int] = None
+    full_turn_limit: int | None = None
 
     def pairings(self) -> list[tuple[BotSpec, BotSpec]]:
         """The pairs of players who meet, each ordered by label."""
@@ -94,7 +96,7 @@ class TournamentConfig:
         return [game for first, second in self.pairings() for game in pairing_games(first, second, self)]
 
 
-def pairing_games(first: BotSpec, second: BotSpec, config: TournamentConfig, start_pair: int = 0, pairs: Optional[int] = None) -> Iterator[GameSpec]:
+def pairing_games(first: BotSpec, second: BotSpec, config: TournamentConfig, start_pair: int = 0, pairs: int | None = None) -> Iterator[GameSpec]:
     """The games between `first` and `second` (see the module docstring for seeds and colours).
 
     With `pairs` given, that many pairs (or games, without `repeat`) from `start_pair` on, else the config's count.

@@ -70,7 +70,7 @@ class EloFit:
 
 
 def _log_sigmoid(x: np.ndarray) -> np.ndarray:
-    return -np.logaddexp(0.0, -x)
+    return np.asarray(-np.logaddexp(0.0, -x))
 
 
 def _outcome_logs(diff: np.ndarray, draw: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from typing import Any
 
 from .base import ExecutorError
 from .spec import GameResult, GameSpec, failed
@@ -35,7 +35,7 @@ class RayExecutor:
             starts a local Ray for the run, or uses the one this process already started.
     """
 
-    def __init__(self, workers: Optional[int] = None, address: Optional[str] = None) -> None:
+    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
         import ray
 
         if address is not None:
@@ -47,7 +47,7 @@ class RayExecutor:
             except Exception as error:
                 raise ExecutorError(f"cannot start or reach Ray{' at ' + repr(address) if address else ''}: {type(error).__name__}: {error}") from error
             self._started_here = True
-        self.workers = workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.workers = workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
         self._task: Any = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(play_game)
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameResult]:

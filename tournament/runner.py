@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, TextIO
+from typing import TextIO
 
 from .base import Executor
 from .spec import GameSpec
@@ -44,7 +44,7 @@ def run_schedule(
     executor: Executor,
     *,
     retry_failed: bool = False,
-    progress: Optional[TextIO] = None,
+    progress: TextIO | None = None,
 ) -> RunReport:
     """Play the games of `schedule` that `store` lacks (see the module docstring).
 
@@ -57,7 +57,7 @@ def run_schedule(
     already = len(schedule) - len(todo)
     bar = None
     if progress is not None:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped; types-tqdm is not a dependency
 
         bar = tqdm(total=len(schedule), initial=already, unit="game", file=progress, dynamic_ncols=True, smoothing=0.1)
     played = failures = 0

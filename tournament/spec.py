@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ class GameSpec:
     black_seed: int
     pairing: str = ""
     pair: int = 0
-    seconds: Optional[float] = None
+    seconds: float | None = None
     increment: float = 0.0
-    full_turn_limit: Optional[int] = None
+    full_turn_limit: int | None = None
     variant: str = "rbc"
 
     def to_json(self) -> str:
@@ -76,13 +76,13 @@ class GameResult:
     """
 
     key: str
-    winner: Optional[bool] = None
-    reason: Optional[str] = None
+    winner: bool | None = None
+    reason: str | None = None
     turns: int = 0
     seconds: float = 0.0
     faults: tuple[str, ...] = ()
-    history: Optional[str] = None
-    error: Optional[str] = None
+    history: str | None = None
+    error: str | None = None
     setup_error: bool = False
     attempts: int = 1
 

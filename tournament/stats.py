@@ -53,7 +53,7 @@ def elo_to_score(elo: float) -> float:
     >>> elo_to_score(0.0), round(elo_to_score(400.0), 4)
     (0.5, 0.9091)
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))
 
 
 def score_to_elo(score: float) -> float:

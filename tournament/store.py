@@ -17,7 +17,6 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from .spec import GameResult, GameSpec
 
@@ -57,11 +56,11 @@ class GameRow:
     white: str
     black: str
     ok: bool
-    winner: Optional[bool]
-    reason: Optional[str]
+    winner: bool | None
+    reason: str | None
     turns: int
     seconds: float
-    error: Optional[str]
+    error: str | None
 
     def white_score(self) -> float:
         return 0.5 if self.winner is None else 1.0 if self.winner else 0.0
@@ -128,7 +127,7 @@ class ResultStore:
             for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error in self._connection.execute(query)
         ]
 
-    def history(self, key: str) -> Optional[str]:
+    def history(self, key: str) -> str | None:
         """The history JSON of game `key` (None if not recorded or not played)."""
         row = self._connection.execute("SELECT history FROM games WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]

@@ -24,7 +24,8 @@ import inspect
 import logging
 import random
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import chess.engine
 
@@ -175,7 +176,7 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _parameters(player_class: type[Player]) -> Optional[Any]:
+def _parameters(player_class: type[Player]) -> Mapping[str, inspect.Parameter]:
     try:
         return inspect.signature(player_class).parameters
     except (TypeError, ValueError):

@@ -6,9 +6,15 @@ import math
 
 import numpy as np
 import pytest
-
 from blindchess.tournament.ratings import SCALE, fit_elo
-from blindchess.tournament.stats import Sprt, StatisticsError, pentanomial, score_to_elo, sprt_llr, wilson_interval
+from blindchess.tournament.stats import (
+    Sprt,
+    StatisticsError,
+    pentanomial,
+    score_to_elo,
+    sprt_llr,
+    wilson_interval,
+)
 
 
 def test_wilson_intervals_match_hand_computed_values():
@@ -26,7 +32,7 @@ def test_two_player_mle_equals_the_closed_form():
     # d - delta = logit(0.5)/SCALE and -d - delta = logit(0.2)/SCALE, d = (logit .5 - logit .2) / (2 SCALE).
     games = [("A", "B", 1.0), ("B", "A", 0.0)] * 25 + [("A", "B", 0.5), ("B", "A", 0.5)] * 15 + [("A", "B", 0.0), ("B", "A", 1.0)] * 10
     fit = fit_elo(games, prior_draws=0.0)
-    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    logit = lambda p: math.log(p / (1 - p))
     difference = (logit(0.5) - logit(0.2)) / (2 * SCALE)
     assert fit.ratings["A"] - fit.ratings["B"] == pytest.approx(difference, abs=0.05)  # 120.4 Elo
     assert fit.ratings["A"] + fit.ratings["B"] == pytest.approx(0.0, abs=1e-6)
@@ -49,7 +55,7 @@ def test_interval_without_draws_equals_the_binomial_fisher_information():
 def test_mle_recovers_the_ratings_that_generated_the_results():
     truth = {"A": 150.0, "B": 0.0, "C": -150.0}
     advantage, draw = 40.0, 120.0
-    f = lambda x: 1 / (1 + 10 ** (-x / 400))  # noqa: E731
+    f = lambda x: 1 / (1 + 10 ** (-x / 400))
     games = []
     for white in truth:
         for black in truth:

@@ -1,0 +1,46 @@
+"""A real local Ray cluster, started once for this module, plays the same games as the process pool."""
+
+from __future__ import annotations
+
+import pytest
+import ray
+from blindchess.cli import main
+from blindchess.tournament.config import load_config
+from blindchess.tournament.executors import PoolExecutor
+from blindchess.tournament.ray_executor import RayExecutor
+from blindchess.tournament.runner import run_schedule
+from blindchess.tournament.store import ResultStore
+
+from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, write_config
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def test_ray_and_the_process_pool_play_identical_games(local_ray, tmp_path, capsys):
+    config = write_config(tmp_path, DETERMINISTIC_PLAYERS, games=2)
+    assert main(["tournament", str(config), "--db", str(tmp_path / "ray.sqlite"), "--executor", "ray", "--no-progress"]) == 0
+    assert "trout" in capsys.readouterr().out  # the standings table
+    with ResultStore(tmp_path / "pool.sqlite") as store:
+        run_schedule(load_config(config).schedule(), store, PoolExecutor(2))
+    on_ray, on_pool = recorded(tmp_path / "ray.sqlite"), recorded(tmp_path / "pool.sqlite")
+    assert len(on_ray) == 6 and all(ok for ok, *_ in on_ray.values())
+    assert on_ray == on_pool  # winners, reasons and history JSON, game by game
+    assert len({history for *_, history in on_ray.values()}) == 6  # six different games, not one repeated
+    assert ray.is_initialized()  # the executor joined the running Ray and left it running
+
+
+def test_a_ray_worker_killed_mid_game_is_retried_once_recorded(local_ray, tmp_path):
+    dies_once = dying_bot(tmp_path, once=True)
+    config = write_config(tmp_path, f'[players.dies-once]\nbot = "{dies_once}"\n[players.random]\nbot = "random"\n', games=2)
+    with ResultStore(tmp_path / "ray.sqlite") as store:
+        report = run_schedule(load_config(config).schedule(), store, RayExecutor(workers=2))
+        rows = store.rows()
+    assert dies_once.with_suffix(".died").exists()
+    assert report.played == 2 and report.failed == 0
+    assert sorted(row.key for row in rows) == sorted(spec.key for spec in load_config(config).schedule())
+    assert all(row.ok for row in rows)

@@ -1,0 +1,127 @@
+"""The tournament runner on real games: a worker killed mid-game, an interrupted run resumed, bad input."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from blindchess.cli import main
+from blindchess.tournament.config import load_config
+from blindchess.tournament.executors import InlineExecutor, PoolExecutor
+from blindchess.tournament.runner import run_schedule
+from blindchess.tournament.store import ResultStore
+
+from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, write_config
+
+
+def _run(config: Path, db: Path, executor) -> None:
+    with ResultStore(db) as store:
+        run_schedule(load_config(config).schedule(), store, executor)
+
+
+def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
+    dies_once, dies_always = dying_bot(tmp_path, once=True), dying_bot(tmp_path, once=False)
+    players = f'[players.dies-once]\nbot = "{dies_once}"\n[players.random]\nbot = "random"\n'
+    config = write_config(tmp_path, players, games=4)
+    _run(config, tmp_path / "pool.sqlite", PoolExecutor(2, max_attempts=2))
+    assert dies_once.with_suffix(".died").exists()  # a worker really was killed mid-game
+    pool = recorded(tmp_path / "pool.sqlite")
+    schedule = [spec.key for spec in load_config(config).schedule()]
+    assert sorted(pool) == sorted(schedule)  # every game once (the primary key forbids twice)
+    assert all(ok for ok, *_ in pool.values())
+    _run(config, tmp_path / "inline.sqlite", InlineExecutor())  # the marker exists now: nobody dies
+    assert recorded(tmp_path / "inline.sqlite") == pool  # the retried game is the game it would have been
+
+    players = f'[players.dies-always]\nbot = "{dies_always}"\n[players.random]\nbot = "random"\n'
+    config = write_config(tmp_path, players, games=2, name="always")
+    _run(config, tmp_path / "always.sqlite", PoolExecutor(1, max_attempts=2))
+    with ResultStore(tmp_path / "always.sqlite") as store:
+        rows = store.rows()
+    assert len(rows) == 2 and not any(row.ok for row in rows)
+    assert all(row.error == "worker process died 2 times while playing it (killed or out of memory)" for row in rows)
+
+
+SLOW_BOT = """
+import time
+from blindchess.bots.random_bot import RandomBot
+
+class SlowBot(RandomBot):
+    def choose_move(self, move_actions, seconds_left):
+        time.sleep(0.03)
+        return super().choose_move(move_actions, seconds_left)
+"""
+
+
+def test_an_interrupted_run_resumes_and_records_every_game_once(tmp_path):
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(SLOW_BOT)
+    config = write_config(tmp_path, f'[players.slow]\nbot = "{slow}"\n[players.random]\nbot = "random"\n', games=8, turn_limit=30)
+    db = tmp_path / "run.sqlite"
+    command = [sys.executable, "-m", "blindchess", "tournament", str(config), "--db", str(db), "--workers", "2", "--no-progress"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists() and len(recorded(db)) >= 2:
+            process.send_signal(signal.SIGINT)  # Ctrl-C with games in flight
+            break
+        time.sleep(0.05)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "the same command resumes the run" in stderr
+    partial = recorded(db)
+    assert 2 <= len(partial) < 8
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{8 - len(partial)} games played (0 failed), {len(partial)} recorded earlier" in resumed.stderr
+    final = recorded(db)
+    assert sorted(final) == sorted(spec.key for spec in load_config(config).schedule())
+    assert all(final[key] == partial[key] for key in partial)  # nothing recorded was touched
+    assert all(ok and history for ok, _, _, history in final.values())
+    assert "slow" in resumed.stdout and "random" in resumed.stdout  # the standings table
+
+
+def _error(capsys, *argv) -> str:
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err  # one clear line
+    return lines[0]
+
+
+def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys, tmp_path):
+    good = write_config(tmp_path, DETERMINISTIC_PLAYERS.split("[players.trout]")[0], games=2, name="good")
+    db = tmp_path / "kept.sqlite"
+    assert main(["tournament", str(good), "--db", str(db), "--workers", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    before = recorded(db)
+    assert len(before) == 2
+
+    unknown = write_config(tmp_path, '[players.random]\nbot = "random"\n[players.attacker]\nbot = "atacker"\n', name="unknown")
+    line = _error(capsys, "tournament", str(unknown), "--db", str(db))
+    assert "'atacker'" in line and "did you mean 'attacker'?" in line
+
+    typo = write_config(tmp_path, DETERMINISTIC_PLAYERS, extra="gams_per_pairing = 4", name="typo")
+    line = _error(capsys, "tournament", str(typo), "--db", str(db))
+    assert "unknown key 'gams_per_pairing' in [tournament] (did you mean 'games_per_pairing'?)" in line
+
+    setting = write_config(tmp_path, '[players.random]\nbot = "random"\n[players.t]\nbot = "trout"\nsettings = { limt = 1 }\n', name="setting")
+    line = _error(capsys, "tournament", str(setting), "--db", str(db))
+    assert "has no setting 'limt' (did you mean 'limit'?)" in line
+
+    itself = write_config(tmp_path, '[players.a]\nbot = "random"\n[players.b]\nbot = "random"\n', name="itself")
+    line = _error(capsys, "tournament", str(itself), "--db", str(db))
+    assert "'a' and 'b' are the same bot ('random') with the same settings: a pairing of a bot with itself" in line
+    line = _error(capsys, "sprt", "attacker", "attacker")
+    assert "a pairing of a bot with itself" in line
+
+    line = _error(capsys, "tournament", str(good), "--db", str(db), "--executor", "ray", "--address", "127.0.0.1:1")
+    assert "no Ray cluster at '127.0.0.1:1'" in line
+
+    changed = write_config(tmp_path, DETERMINISTIC_PLAYERS.split("[players.trout]")[0], games=2, turn_limit=25, name="changed")
+    line = _error(capsys, "tournament", str(changed), "--db", str(db), "--workers", "1")
+    assert "already holds game" in line and "other settings" in line
+
+    assert recorded(db) == before  # nothing recorded was lost or changed
