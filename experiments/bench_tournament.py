@@ -55,19 +55,21 @@ def main() -> None:
         print(f"{name:<22}{rate:>12,.0f}{rate / baseline:>10.2f}x{failures:>8}", flush=True)
 
     row("inline (1 worker)", InlineExecutor())
-    row(f"process pool ({args.workers})", PoolExecutor(args.workers))
+    pool = PoolExecutor(args.workers)
+    started = time.monotonic()
+    list(pool.run(specs[: args.workers]))  # start and warm the workers, as Ray's are below
+    print(f"(process pool start and first games: {time.monotonic() - started:.1f} s, not counted)", flush=True)
+    row(f"process pool ({args.workers})", pool)
+    pool.close()
     if not args.no_ray:
-        import ray
-
         from blindchess.tournament.ray_executor import RayExecutor
 
         started = time.monotonic()
-        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        ray_executor = RayExecutor(workers=args.workers)
+        ray_executor = RayExecutor(workers=args.workers)  # starts a local Ray with that many CPUs
         list(ray_executor.run(specs[:1]))  # warm the workers, as the pool's first games warm its processes
         print(f"(Ray local cluster start and first game: {time.monotonic() - started:.1f} s, not counted)", flush=True)
         row(f"Ray, local ({args.workers})", ray_executor)
-        ray.shutdown()
+        ray_executor.close()
 
 if __name__ == "__main__":
     main()

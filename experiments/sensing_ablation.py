@@ -11,7 +11,9 @@ and we measure
 * the belief size after the sense.
 
 Part 2, games: each planner's preset (`belief-<planner>`: same belief and move selector)
-plays our TroutBot with colours alternating, and its score is counted.
+plays our TroutBot in colour-swapped pairs through the tournament runner, and its score is
+counted. For Elo with 95% intervals over many games, run the ablation as a tournament config:
+``blindchess tournament experiments/configs/sensing_ablation.toml`` (docs/experiments.md).
 
 A table goes to stdout and a plot (matplotlib) to ``--out``. Defaults are small so the
 whole run takes minutes; ``--scale N`` multiplies the recorded games and match games.
@@ -30,14 +32,16 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from blindchess.arbiter import LocalGame, WinReason, play_local_game, rules
+from blindchess.arbiter import LocalGame, rules
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet
-from blindchess.bots.presets import PRESETS, capped_board_set
-from blindchess.bots.trout_bot import TroutBot
+from blindchess.bots.presets import capped_board_set
 from blindchess.sensing import PLANNERS, SenseContext, make_planner
 from blindchess.sensing.support import belief_grid
 from blindchess.sensing.windows import WindowOutcomes
+from blindchess.tournament.config import TournamentConfig, pairing_games
+from blindchess.tournament.executors import InlineExecutor
+from blindchess.tournament.spec import BotSpec
 
 
 @dataclass
@@ -102,19 +106,24 @@ def measure_planner(name: str, states: list[RecordedState], seed: int) -> dict[s
 
 
 def match_score(name: str, games: int, seconds: float, increment: float, turn_limit: int, seed: int) -> tuple[float, int, int]:
-    """(points per game for the preset against TroutBot, wins, games), colours alternating; a draw is half a point."""
-    points, wins = 0.0, 0
-    for index in range(games):
-        preset = PRESETS[f"belief-{name}"](rng=seed + index)
-        trout = TroutBot(rng=seed + 1000 + index)
-        color = chess.WHITE if index % 2 == 0 else chess.BLACK
-        players = (preset, trout) if color == chess.WHITE else (trout, preset)
-        game = LocalGame(seconds_per_player=seconds, seconds_increment=increment, full_turn_limit=turn_limit)
-        winner, reason, _ = play_local_game(*players, game=game)
-        logging.info("%s vs trout, game %d: winner %s by %s", name, index + 1, winner, reason)
-        wins += winner == color
-        points += 1.0 if winner == color else 0.5 if winner is None else 0.0
-    return points / max(1, games), wins, games
+    """(points per game for the preset against TroutBot, wins, games) in colour-swapped pairs; a draw is half a point.
+
+    The games are the tournament runner's tasks (`blindchess.tournament`); for Elo with intervals
+    over many games, run ``experiments/configs/sensing_ablation.toml`` with ``blindchess tournament``.
+    """
+    preset, trout = BotSpec(name, f"belief-{name}"), BotSpec("trout", "trout")
+    config = TournamentConfig(name="ablation", players=(preset, trout), seed=seed, seconds=seconds, increment=increment, full_turn_limit=turn_limit)
+    specs = {spec.key: spec for spec in pairing_games(preset, trout, config, pairs=max(1, games // 2))}
+    points, wins, played = 0.0, 0, 0
+    for result in InlineExecutor().run(specs.values()):
+        if not result.ok:
+            logging.warning("%s vs trout, game %s failed: %s", name, result.key, result.error)
+            continue
+        preset_white = specs[result.key].white is preset
+        score = result.white_score() if preset_white else 1.0 - result.white_score()
+        logging.info("%s vs trout, game %s: winner %s by %s", name, result.key, result.winner, result.reason)
+        points, wins, played = points + score, wins + (score == 1.0), played + 1
+    return points / max(1, played), wins, played
 
 
 def plot(rows: dict[str, dict[str, float]], path: Path) -> None:

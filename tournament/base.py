@@ -7,6 +7,7 @@ Contract, which the tournament runner, `blindchess match` and the SPRT rely on:
 * Every spec taken yields exactly one result: a played game, or a failed one whose `error`
   says why (a worker that died is retried up to the executor's attempt limit first). A
   result is never yielded twice.
+* Workers may stay up between runs (a warm pool); `close` releases them.
 * Closing the iterator early (the SPRT decided, Ctrl-C) stops the games still in flight;
   their specs yield nothing, and a resumed run plays them again.
 """
@@ -25,6 +26,9 @@ class Executor(Protocol):
     workers: int
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameResult]: ...
+
+    def close(self) -> None:
+        """Release the workers (processes, a Ray started for the run); `run` may start them again."""
 
 
 class ExecutorError(RuntimeError):

@@ -249,7 +249,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
             _record_game(summary, index, spec, game_stem, result, args.games, out, stamp, progress)
     finally:
         getattr(results, "close", lambda: None)()
-        getattr(executor, "close", lambda: None)()
+        executor.close()
     return summary
 
 

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         getattr(results, "close", lambda: None)()
-        getattr(executor, "close", lambda: None)()
+        executor.close()
     score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
     sys.stdout.write(

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             except (SetupError, StoreConflictError) as error:
                 return _fail(error)
             finally:
-                getattr(executor, "close", lambda: None)()
+                executor.close()
             sys.stderr.write(
                 f"{report.played} games played ({report.failed} failed), {report.already} recorded earlier, in {db}\n"
             )

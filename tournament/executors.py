@@ -37,6 +37,9 @@ class InlineExecutor:
         for spec in specs:
             yield play_game(spec)
 
+    def close(self) -> None:
+        """Nothing to stop."""
+
 
 class PoolExecutor:
     """Plays up to `workers` games at once in worker processes (see the module docstring)."""
@@ -46,16 +49,24 @@ class PoolExecutor:
             raise ValueError(f"workers must be >= 1, got {workers!r}")
         self.workers = workers
         self.max_attempts = max_attempts
+        self._pool: ProcessPoolExecutor | None = None  # kept warm between runs until `close`
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"))
+
+    def close(self) -> None:
+        """Stop the worker processes (a later `run` starts new ones)."""
+        if self._pool is not None:
+            _stop(self._pool)
+            self._pool = None
 
     def run(self, specs: Iterable[GameSpec]) -> Iterator[GameResult]:
         pending = iter(specs)
         retry: collections.deque[tuple[GameSpec, int]] = collections.deque()
         in_flight: dict[Future[GameResult], tuple[GameSpec, int]] = {}
-        pool = self._new_pool()
-        exhausted = False
+        pool = self._pool or self._new_pool()
+        self._pool = None  # held by this run until it ends cleanly
+        exhausted = finished = False
         try:
             while True:
                 while len(in_flight) < self.workers:
@@ -71,6 +82,7 @@ class PoolExecutor:
                         break
                     in_flight[pool.submit(play_game, spec)] = (spec, attempt)
                 if not in_flight:
+                    finished = True
                     return
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 broken = False
@@ -97,7 +109,10 @@ class PoolExecutor:
                     _stop(pool)
                     pool = self._new_pool()
         finally:
-            _stop(pool)
+            if finished:
+                self._pool = pool  # idle and healthy: kept warm for the next run
+            else:
+                _stop(pool)  # stopped early (closed, interrupted): kill the games in flight
 
     def _requeue(self, spec: GameSpec, attempt: int, retry: collections.deque[tuple[GameSpec, int]]) -> GameResult | None:
         """Queue a game lost with a dead worker again, or its failed result once out of attempts."""

@@ -43,7 +43,8 @@ class RayExecutor:
         self._started_here = False
         if not ray.is_initialized():
             try:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+                local_cpus = workers if address is None else None  # a local Ray gets one CPU per worker asked for
+                ray.init(address=address, num_cpus=local_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
             except Exception as error:
                 raise ExecutorError(f"cannot start or reach Ray{' at ' + repr(address) if address else ''}: {type(error).__name__}: {error}") from error
             self._started_here = True

@@ -25,8 +25,10 @@ def test_ray_and_the_process_pool_play_identical_games(local_ray, tmp_path, caps
     config = write_config(tmp_path, DETERMINISTIC_PLAYERS, games=2)
     assert main(["tournament", str(config), "--db", str(tmp_path / "ray.sqlite"), "--executor", "ray", "--no-progress"]) == 0
     assert "trout" in capsys.readouterr().out  # the standings table
+    pool = PoolExecutor(2)
     with ResultStore(tmp_path / "pool.sqlite") as store:
-        run_schedule(load_config(config).schedule(), store, PoolExecutor(2))
+        run_schedule(load_config(config).schedule(), store, pool)
+    pool.close()
     on_ray, on_pool = recorded(tmp_path / "ray.sqlite"), recorded(tmp_path / "pool.sqlite")
     assert len(on_ray) == 6 and all(ok for ok, *_ in on_ray.values())
     assert on_ray == on_pool  # winners, reasons and history JSON, game by game

@@ -20,6 +20,7 @@ from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, writ
 def _run(config: Path, db: Path, executor) -> None:
     with ResultStore(db) as store:
         run_schedule(load_config(config).schedule(), store, executor)
+    executor.close()
 
 
 def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
@@ -125,3 +126,15 @@ def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys, tmp_path):
     assert "already holds game" in line and "other settings" in line
 
     assert recorded(db) == before  # nothing recorded was lost or changed
+
+
+def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys, tmp_path):
+    histories = {}
+    for workers in ("1", "2"):
+        out = tmp_path / workers
+        argv = ["match", "random", "attacker", "--games", "2", "--seed", "3", "--variant", "teaching-4x4", "--workers", workers]
+        assert main([*argv, "--out", str(out)]) == 0
+        assert "[2/2]" in capsys.readouterr().err
+        histories[workers] = [path.read_text() for path in sorted(out.glob("*.json"))]
+    assert len(histories["1"]) == 2 and histories["1"] == histories["2"]
+    assert '"kr2/p3/3P/2RK' in histories["1"][0]  # the 4x4 teaching board's start position
