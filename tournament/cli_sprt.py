@@ -8,8 +8,8 @@ better" (see :mod:`blindchess.tournament.stats`). It stops when the LLR leaves t
 ``--max-pairs``. One line per pair goes to stderr; the verdict to stdout. Exit status: 0 when H1
 is accepted, 1 for H0, 3 when undecided at the limit.
 
-Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take a TOML inline
-table of constructor settings (``'limit = {depth = 2}'``), so a bot can be tested against a
+Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
+the inside of a TOML inline table (``'search_depth = 1, boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
 accepts H0 by construction.
 """
@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
     )  # fmt: skip
     parser.add_argument("a", help="the bot under test (short name, module or file)")
     parser.add_argument("b", help="the baseline")
-    parser.add_argument("--a-settings", default="", help="TOML inline-table body of A's settings, e.g. 'limit = {depth = 2}'")
+    parser.add_argument("--a-settings", default="", help="A's settings, the inside of a TOML inline table: 'limit = {depth = 2}, x = 1'")
     parser.add_argument("--b-settings", default="", help="the same for B")
     parser.add_argument("--elo0", type=float, default=0.0, help="H0's Elo difference (default 0)")
     parser.add_argument("--elo1", type=float, default=10.0, help="H1's Elo difference (default 10)")
@@ -56,10 +56,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _settings(text: str, flag: str) -> dict[str, Any]:
+    """The settings of ``--a-settings 'limit = {depth = 2}, x = 1'``: the inside of a TOML inline table."""
     try:
-        return dict(tomllib.loads(text))
+        return dict(tomllib.loads(f"settings = {{{text}}}")["settings"])
     except tomllib.TOMLDecodeError as error:
-        raise BotSettingError(f"{flag} {text!r} is not a TOML table body: {error}") from error
+        raise BotSettingError(f"{flag} {text!r} is not the inside of a TOML inline table (k = v, ...): {error}") from error
 
 
 def run(args: argparse.Namespace) -> int:

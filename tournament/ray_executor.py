@@ -88,10 +88,11 @@ class RayExecutor:
 def check_reachable(address: str, timeout: float = 3.0) -> None:
     """Raise `ExecutorError` unless something accepts TCP connections at ``host:port``.
 
-    >>> check_reachable("localhost")
-    Traceback (most recent call last):
-    ...
-    blindchess.tournament.base.ExecutorError: Ray address 'localhost' is not host:port (e.g. 127.0.0.1:6379)
+    >>> try:
+    ...     check_reachable("localhost")
+    ... except ExecutorError as error:
+    ...     print(error)
+    Ray address 'localhost' is not host:port (e.g. 127.0.0.1:6379)
     """
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():

@@ -39,6 +39,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import norm
 
+REGULARIZATION = 1e-3
+"""The count an empty outcome cell gets in the SPRT (fishtest's ``regularize``)."""
+
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The five totals of a colour-swapped pair, the index of a pentanomial count."""
 
@@ -107,7 +110,9 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
     `counts[..., i]` is how often the score ``i / (k - 1)`` was seen, `k` the last axis's length:
     three counts (loss, draw, win) for single games, five (the pentanomial) for pairs, whose
     totals are halved to lie in [0, 1]. Zero while fewer than two samples or no variance.
-    Leading axes are independent tests (a float for one, an array for many).
+    Leading axes are independent tests (a float for one, an array for many). Empty cells count
+    `REGULARIZATION` (fishtest's 1e-3), so that a bot that won every pair has a small variance
+    rather than none, and the test can end.
 
     >>> round(sprt_llr([10, 20, 30], 0.0, 10.0), 4)
     0.9912
@@ -115,6 +120,7 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
     table = np.asarray(counts, dtype=float)
     if table.ndim == 0 or table.shape[-1] < 2 or np.any(table < 0):
         raise StatisticsError(f"counts are at least two non-negative numbers, got {np.asarray(counts).tolist()!r}")
+    table = np.where(table == 0, REGULARIZATION, table)  # as fishtest: a bot winning every pair has variance > 0
     values = np.linspace(0.0, 1.0, table.shape[-1])
     total = table.sum(axis=-1)
     safe_total = np.maximum(total, 1.0)
