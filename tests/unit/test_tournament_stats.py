@@ -125,3 +125,12 @@ def test_sprt_accepts_h1_when_the_difference_is_elo1():
     h1, h0 = _simulated_verdicts([0.05, 0.2, 0.5 - shift, 0.2 + shift, 0.05], seed=2)
     # beta = 0.05; observed 0.087: the normal approximation decides early on a few identical pairs
     assert h1 >= 0.88 and h0 <= 0.11
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from blindchess.tournament import config, ratings, ray_executor, stats, task
+
+    for module in (config, ratings, ray_executor, stats, task):
+        assert doctest.testmod(module).failed == 0, module.__name__
