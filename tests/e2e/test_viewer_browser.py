@@ -55,7 +55,7 @@ def page(viewer: tuple[str, ViewerState]) -> Iterator[Any]:
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-background-networking", "--disable-gpu"]
         )
         page = browser.new_page(viewport={"width": 1360, "height": 1000})
-        page.console_errors = []  # type: ignore[attr-defined]
+        page.console_errors = []
         page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         page.on("pageerror", lambda error: page.console_errors.append(str(error)))
         yield page
