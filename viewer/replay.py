@@ -100,10 +100,11 @@ def check_ply(ply: int, plies: int) -> int:
 
     >>> check_ply(3, 10)
     3
-    >>> check_ply(11, 10)
-    Traceback (most recent call last):
-    ...
-    blindchess.viewer.replay.PlyOutOfRangeError: ply 11 is out of range: this game has plies 0..10
+    >>> try:
+    ...     check_ply(11, 10)
+    ... except PlyOutOfRangeError as error:
+    ...     print(error)
+    ply 11 is out of range: this game has plies 0..10
     """
     if not 0 <= ply <= plies:
         raise PlyOutOfRangeError(f"ply {ply} is out of range: this game has plies 0..{plies}")
