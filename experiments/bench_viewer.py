@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import chess
-
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_local_game

@@ -67,7 +67,7 @@ def error_page(status: int, message: str) -> HTMLResponse:
     title = {400: "Bad request", 404: "Not found"}.get(status, "Error")
     body = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title} - blindchess viewer</title>'
-        f'<link rel="stylesheet" href="/static/viewer.css"></head><body><main class="error-page">'
+        f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/viewer.css"></head><body><main class="error-page">'
         f'<h1>{title}</h1><p id="error-message">{escape(message)}</p><p><a href="/">All games</a></p></main></body></html>'
     )
     return HTMLResponse(body, status_code=status)

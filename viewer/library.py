@@ -52,11 +52,12 @@ class GameEntry:
     def summary(self) -> dict[str, Any]:
         item: dict[str, Any] = {"id": self.game_id, "label": self.label, "error": self.error, "live": self.live}
         if self.history is not None:
+            reason = self.history.get_win_reason()
             item.update(
                 white=self.history.get_white_player_name(),
                 black=self.history.get_black_player_name(),
                 plies=self.history.num_turns(),
-                win_reason=None if self.history.get_win_reason() is None else self.history.get_win_reason().name,  # type: ignore[union-attr]
+                win_reason=None if reason is None else reason.name,
             )
         return item
 

@@ -135,11 +135,12 @@ def test_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, V
         assert int(page.get_attribute("#belief-stats", "data-size") or -1) == len(belief)
         assert page.locator("#samples .mini").count() == 6
     shoot(page, "heatmap")
-    # one piece type at a time: the queen channel
+    # one piece type at a time: Black's queen, as White believes it at ply 8 (channel 11)
     page.select_option("#piece-select", "4")
     rendered(page, 8, "white", 1, "4")
-    queen = [float(p) for p in page.eval_on_selector_all("#view-board .cell[data-p]", "cells => cells.map(c => c.dataset.p)")]
-    assert abs(sum(queen) - 1.0) < 1e-9 or sum(queen) < 1.0  # at most one black queen
+    queen = {cell["square"]: float(cell["p"]) for cell in page.eval_on_selector_all(
+        "#view-board .cell[data-p]", "cells => cells.map(c => ({square: c.dataset.square, p: c.dataset.p}))")}
+    assert np.allclose([queen[chess.square_name(square)] for square in chess.SQUARES], marginals[:, 11], atol=1e-12)
     assert not page.console_errors
 
 
@@ -232,6 +233,7 @@ def test_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[s
 
 def test_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, _ = viewer
+    before = len(page.console_errors)
     for path, status, words in (
         ("/game/no-such-game", 404, "no game with id 'no-such-game'"),
         ("/game/random?ply=999", 400, "ply 999 is out of range"),
@@ -243,3 +245,45 @@ def test_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any)
         assert response.status == status, path
         assert words in page.inner_text("#error-message"), path
     shoot(page, "error-page")
+    # the browser logs each 4xx navigation as a failed resource; nothing else may have gone wrong
+    expected = page.console_errors[before:]
+    assert len(expected) == 5 and all(text.startswith("Failed to load resource") for text in expected), expected
+    del page.console_errors[before:]
+
+
+def test_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    from blindchess.server.app import build_app
+    from blindchess.server.server import ServerThread
+    from blindchess.viewer.app import PathDispatch
+
+    def build(service: Any) -> Any:
+        return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
+
+    with ServerThread(tmp_path_factory.mktemp("server") / "db.sqlite3", build=build) as server:
+        service = server.service
+        for name in ("alice", "bob"):
+            service.register(name, f"pw-{name}")
+        alice, bob = (service.authenticate(name, f"pw-{name}") for name in ("alice", "bob"))
+        game_id = service.invite(alice, "bob", chess.WHITE)
+        service.accept_invitation(bob, service.invitations(bob)[0])
+        service.ready(alice, game_id)
+        service.ready(bob, game_id)
+
+        def turn(user: Any, move: str) -> None:
+            service.sense(user, game_id, 27)
+            service.move(user, game_id, chess.Move.from_uci(move))
+            service.end_turn(user, game_id)
+
+        turn(alice, "e2e4")
+        page.goto(f"{server.url}/server")
+        page.wait_for_selector("body[data-ready='1']")
+        assert "alice" in page.inner_text("#in-progress") and "bob" in page.inner_text("#in-progress")
+        shoot(page, "server")
+        page.click("#in-progress a")
+        rendered(page, 0)
+        page.keyboard.press("End")
+        rendered(page, 1)
+        turn(bob, "e7e5")  # the replay of a live game follows new turns when at its last ply
+        rendered(page, 2)
+        assert page.inner_text("#ply-label") == "ply 2 / 2"
+    assert not page.console_errors

@@ -14,8 +14,6 @@ import chess
 import numpy as np
 import pytest
 import reconchess
-from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
-
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameEnded
 from blindchess.beliefs import BoardSet
@@ -23,12 +21,13 @@ from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import play_remote_game
 from blindchess.server.testing import ServerProcess, register
 from blindchess.viewer.app import build_viewer
-from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
+from blindchess.viewer.belief_views import BELIEFS, DEFAULT_MAX_BOARDS
 from blindchess.viewer.demo_games import random_game, teaching_game
 from blindchess.viewer.library import GameLibrary
 from blindchess.viewer.replay import event_plies, observations_at
 from blindchess.viewer.serving import AppThread
 from blindchess.viewer.state import ViewerState
+from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
 
 def fetch(url: str, body: Any = None) -> tuple[int, str]:
@@ -77,6 +76,16 @@ def test_belief_at_any_ply_in_any_order_equals_the_belief_rebuilt_from_scratch()
             assert all(chess.Board(fen + " w - - 0 1") for fen in shown["samples"])
             series = shown["series"]
             assert len(series) == ply + 1 and series[ply]["size"] == len(fresh)
+
+
+def test_every_named_belief_answers_with_normalised_marginals() -> None:
+    history = random_game(6, full_turns=3)
+    state = ViewerState(GameLibrary())
+    game_id = state.library.add_history(history, "g")
+    for name in BELIEFS:
+        view = state.belief(game_id, chess.BLACK, 5, name, samples=2)
+        assert np.allclose(np.array(view["marginals"]).sum(axis=1), 1.0), name
+        assert view["size"] >= 1 and len(view["samples"]) == 2
 
 
 def test_teaching_support_is_the_enumerated_belief_with_the_truth_in_it() -> None:

@@ -7,6 +7,7 @@ const sessionId = location.pathname.split("/")[2] || null
 let state = null
 let ui = null
 let busy = false
+let stateAt = 0  // when `state` arrived (performance.now()), to run the mover's clock between requests
 
 function fmtClock(seconds) {
     const s = Math.max(0, seconds)
@@ -19,6 +20,7 @@ async function act(path, body) {
     $("error").textContent = ""
     try {
         state = await postJSON(`/data/play/${sessionId}/${path}`, body)
+        stateAt = performance.now()
     } catch (error) {
         $("error").textContent = error.message
     } finally {
@@ -52,7 +54,7 @@ async function render() {
     ui.overlay.classList.toggle("clickable", s.phase === "sense" && !busy)
     const rows = [
         ["you play", colorName(s.color) + ` against ${s.bot}`],
-        ["clocks", `White ${fmtClock(s.clocks.white)} · Black ${fmtClock(s.clocks.black)}`],
+        ["clocks", ""],
         ["opponent captured", s.opponent_capture === null ? "nothing" : `your piece on ${squareName(s.opponent_capture)}`],
         ["your last move", s.last_move ? `${s.last_move.requested || "pass"} → ${s.last_move.taken || "nothing"}` + (s.last_move.capture !== null ? `, captured on ${squareName(s.last_move.capture)}` : "") : "—"],
     ]
@@ -60,8 +62,10 @@ async function render() {
     $("facts").replaceChildren(...rows.map(([k, v]) => {
         const tr = document.createElement("tr"); tr.innerHTML = "<td></td><td></td>"
         tr.children[0].textContent = k; tr.children[1].textContent = v
+        if (k === "clocks") tr.children[1].id = "clocks"
         return tr
     }))
+    tick()
     const status = {sense: "Your turn: click a square to sense around it.", move: "Drag a piece to request a move, or pass.", over: `Game over: ${s.winner ? colorName(s.winner) + " wins" : "draw"} (${s.win_reason || "no result"}).`}[s.phase]
     $("status").textContent = status
     $("skip-sense").disabled = s.phase !== "sense"
@@ -75,9 +79,26 @@ async function render() {
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1)
 }
 
+/** The clocks, the person's running down while it is their turn (the server's answer is the truth). */
+function tick() {
+    if (!state || !$("clocks")) return
+    const clocks = {...state.clocks}
+    if (state.phase === "sense" || state.phase === "move") clocks[state.color] = state.seconds_left - (performance.now() - stateAt) / 1000
+    $("clocks").textContent = `White ${fmtClock(clocks.white)} · Black ${fmtClock(clocks.black)}`
+    if (clocks[state.color] <= 0 && state.phase !== "over" && !busy) refresh()  // out of time: the server ends the game
+}
+
+async function refresh() {
+    busy = true
+    try { state = await getJSON(`/data/play/${sessionId}`); stateAt = performance.now() } finally { busy = false }
+    await render()
+}
+
 async function startGame() {
     $("game").hidden = false
     state = await getJSON(`/data/play/${sessionId}`)
+    stateAt = performance.now()
+    setInterval(tick, 500)
     ui = makeBoard($("board"), state.color)
     ui.board.enableMoveInput(onMoveInput)
     ui.overlay.addEventListener("click", (event) => {

@@ -194,10 +194,41 @@ async function renderTeaching(request) {
     $("steps").replaceChildren(...(blocks.length ? blocks : [Object.assign(document.createElement("p"), {textContent: "No event reached this side at this ply."})]))
 }
 
+function fillTurnList() {
+    const start = document.createElement("tr")
+    start.dataset.ply = "0"; start.innerHTML = "<td>0</td><td>start</td>"
+    const rows = doc.turns.map((t, i) => {
+        const tr = document.createElement("tr")
+        tr.dataset.ply = String(i + 1)
+        tr.innerHTML = "<td></td><td></td><td></td><td></td>"
+        tr.children[0].textContent = String(i + 1)
+        tr.children[1].textContent = `${t.color === "white" ? "W" : "B"}${t.number + 1}`
+        tr.children[2].textContent = t.sense === null ? "—" : squareName(t.sense)
+        tr.children[3].textContent = (t.requested || "pass") + (t.taken !== t.requested ? ` → ${t.taken || "nothing"}` : "") + (t.capture !== null ? ` x${squareName(t.capture)}` : "")
+        return tr
+    })
+    $("turn-list").replaceChildren(start, ...rows)
+}
+
+/** A game in progress (a server's): fetch it again; at the last ply, follow the new turns. */
+async function follow() {
+    let fresh
+    try { fresh = await getJSON(`/data/games/${encodeURIComponent(gameId)}`) } catch (error) { return }
+    if (fresh.plies === doc.plies && fresh.win_reason === doc.win_reason) return
+    const atEnd = ply === doc.plies
+    doc = Object.assign(fresh, {teaching_size: doc.teaching_size})
+    fillTurnList()
+    $("result").textContent = resultText()
+    await go(atEnd ? doc.plies : ply)
+}
+
+function resultText() {
+    if (doc.win_reason) return `Result: ${doc.winner ? colorName(doc.winner) + " wins" : "draw"} (${doc.win_reason})`
+    return doc.live ? "Game in progress: new turns appear as they are played." : "No result recorded (game unfinished)."
+}
+
 function go(p) {
-    const next = Math.max(0, Math.min(doc.plies, p))
-    if (next === ply && doc) { return render() }
-    ply = next
+    ply = Math.max(0, Math.min(doc.plies, p))
     return render()
 }
 
@@ -213,7 +244,7 @@ async function main() {
     doc = await getJSON(`/data/games/${encodeURIComponent(gameId)}`)
     document.title = `${doc.white} vs ${doc.black} - blindchess viewer`
     $("title").textContent = `${doc.white} (White) vs ${doc.black} (Black)` + (doc.teaching ? ` · ${doc.teaching}` : "")
-    $("result").textContent = doc.win_reason ? `Result: ${doc.winner ? colorName(doc.winner) + " wins" : "draw"} (${doc.win_reason})` : "No result recorded (game unfinished)."
+    $("result").textContent = resultText()
     if (doc.teaching) doc.teaching_size = {"teaching-4x4": [4, 4], "teaching-4x5": [4, 5], "minichess": [5, 6]}[doc.teaching] || [8, 8]
     markOffBoard(truth.cells)
     const select = $("belief-select")
@@ -225,19 +256,8 @@ async function main() {
     for (const radio of document.querySelectorAll("input[name=side]")) radio.checked = radio.value === side
     setSide(side)
     const list = $("turn-list")
-    const start = document.createElement("tr")
-    start.dataset.ply = "0"; start.innerHTML = "<td>0</td><td>start</td>"
-    list.appendChild(start)
-    doc.turns.forEach((t, i) => {
-        const tr = document.createElement("tr")
-        tr.dataset.ply = String(i + 1)
-        tr.innerHTML = "<td></td><td></td><td></td><td></td>"
-        tr.children[0].textContent = String(i + 1)
-        tr.children[1].textContent = `${t.color === "white" ? "W" : "B"}${t.number + 1}`
-        tr.children[2].textContent = t.sense === null ? "—" : squareName(t.sense)
-        tr.children[3].textContent = (t.requested || "pass") + (t.taken !== t.requested ? ` → ${t.taken || "nothing"}` : "") + (t.capture !== null ? ` x${squareName(t.capture)}` : "")
-        list.appendChild(tr)
-    })
+    fillTurnList()
+    if (doc.live) setInterval(follow, 3000)
     list.addEventListener("click", (event) => { const tr = event.target.closest("tr"); if (tr) go(Number(tr.dataset.ply)) })
     $("first").onclick = () => go(0)
     $("prev").onclick = () => go(ply - 1)
