@@ -264,6 +264,7 @@ def test_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: An
         for name in ("alice", "bob"):
             service.register(name, f"pw-{name}")
         alice, bob = (service.authenticate(name, f"pw-{name}") for name in ("alice", "bob"))
+        assert alice is not None and bob is not None
         game_id = service.invite(alice, "bob", chess.WHITE)
         service.accept_invitation(bob, service.invitations(bob)[0])
         service.ready(alice, game_id)
