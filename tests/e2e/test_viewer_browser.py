@@ -1,7 +1,8 @@
 """The viewer in a real headless Chromium: replay, stepping, a shared ply URL, the heat map, the
 teaching-board support, and a whole game against the random bot played by clicks and drags.
 
-One browser launch for everything (a browser start costs seconds). The browser is Debian's
+One browser launch for everything (a browser start costs seconds), in one test function so
+that pytest-xdist cannot split the views over two workers and two browsers. The browser is Debian's
 ``/usr/bin/chromium`` (``apt-get install -y chromium``; ``run.sh`` installs it), driven by
 Playwright's Python API: it needs no separate driver binary (Selenium would need
 chromedriver) and waits on page state instead of sleeping. Screenshots of every view go to
@@ -78,7 +79,7 @@ def observations_up_to(events: list[Any], color: chess.Color, ply: int) -> list[
     return [event for event in events[:count] if type(event).__name__ != "GameEnded"]
 
 
-def test_replay_steps_and_shares_a_ply_url(viewer: tuple[str, ViewerState], page: Any) -> None:
+def check_replay_steps_and_shares_a_ply_url(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, state = viewer
     page.goto(f"{url}/")
     page.wait_for_selector("body[data-ready='1']")
@@ -113,7 +114,7 @@ def test_replay_steps_and_shares_a_ply_url(viewer: tuple[str, ViewerState], page
     assert not page.console_errors
 
 
-def test_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, ViewerState], page: Any) -> None:
+def check_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, state = viewer
     history = state.library.history("random")
     for ply, side in ((5, "black"), (8, "white")):
@@ -144,7 +145,7 @@ def test_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, V
     assert not page.console_errors
 
 
-def test_teaching_board_shows_the_whole_support_and_bayes_steps(viewer: tuple[str, ViewerState], page: Any) -> None:
+def check_teaching_board_shows_the_whole_support_and_bayes_steps(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, state = viewer
     page.goto(f"{url}/game/teaching?ply=2&side=white&heat=1")
     rendered(page, 2, "white", 1)
@@ -191,7 +192,7 @@ def _drag(page: Any, source: str, target: str) -> None:
     page.mouse.up()
 
 
-def test_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[str, ViewerState], page: Any) -> None:
+def check_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, state = viewer
     rng = np.random.default_rng(11)
     page.goto(f"{url}/play")
@@ -231,7 +232,7 @@ def test_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[s
     assert not page.console_errors
 
 
-def test_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any) -> None:
+def check_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any) -> None:
     url, _ = viewer
     before = len(page.console_errors)
     for path, status, words in (
@@ -251,7 +252,7 @@ def test_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any)
     del page.console_errors[before:]
 
 
-def test_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+def check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: Any, folder: Path) -> None:
     from blindchess.server.app import build_app
     from blindchess.server.server import ServerThread
     from blindchess.viewer.app import PathDispatch
@@ -259,7 +260,7 @@ def test_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: An
     def build(service: Any) -> Any:
         return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
 
-    with ServerThread(tmp_path_factory.mktemp("server") / "db.sqlite3", build=build) as server:
+    with ServerThread(folder / "db.sqlite3", build=build) as server:
         service = server.service
         for name in ("alice", "bob"):
             service.register(name, f"pw-{name}")
@@ -288,3 +289,13 @@ def test_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: An
         rendered(page, 2)
         assert page.inner_text("#ply-label") == "ply 2 / 2"
     assert not page.console_errors
+
+
+def test_the_viewer_in_a_real_browser(viewer: tuple[str, ViewerState], page: Any, tmp_path: Path) -> None:
+    """Every view, in order, in one browser (one test, so that pytest-xdist never starts a second browser)."""
+    check_replay_steps_and_shares_a_ply_url(viewer, page)
+    check_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer, page)
+    check_teaching_board_shows_the_whole_support_and_bayes_steps(viewer, page)
+    check_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer, page)
+    check_bad_input_gets_a_clear_page(viewer, page)
+    check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page, tmp_path)
