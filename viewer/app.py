@@ -155,6 +155,10 @@ def build_viewer(state: ViewerState) -> FastAPI:
     ) -> dict[str, Any]:
         return state.belief(game_id, parse_color(side), ply, belief, samples)
 
+    @app.get("/data/games/{game_id}/series")
+    def series(game_id: str, side: str = "white", belief: str = "boardset") -> dict[str, Any]:
+        return {"series": state.series(game_id, parse_color(side), belief)}
+
     @app.get("/data/games/{game_id}/teaching")
     def teaching(game_id: str, ply: int = Query(ge=0), side: str = "white") -> dict[str, Any]:
         return state.teaching(game_id, parse_color(side), ply)

@@ -23,6 +23,7 @@ from .belief_views import (
     BELIEFS,
     DEFAULT_MAX_BOARDS,
     BeliefTrack,
+    PlyStats,
     UnknownBeliefError,
     belief_factory,
     belief_view,
@@ -103,9 +104,14 @@ class ViewerState:
         self.check_ply(game_id, ply)
         track = self.track(game_id, color, belief)
         view = belief_view(track.at(ply), color, samples)
-        view["series"] = [None if s is None else {"size": s.size, "entropy": s.entropy, "exact": s.exact} for s in track.series(ply)]
+        view["series"] = [_stats_json(s) for s in track.series(ply)]
         view["events"] = track.event_count(ply)
         return view
+
+    def series(self, game_id: str, color: chess.Color, belief: str) -> list[Optional[dict[str, Any]]]:
+        """Support size, entropy and exactness at every ply of the game (the belief followed to the end)."""
+        track = self.track(game_id, color, belief)
+        return [_stats_json(s) for s in track.series(track.plies)]
 
     def teaching(self, game_id: str, color: chess.Color, ply: int) -> dict[str, Any]:
         history = self.library.history(game_id)
@@ -160,3 +166,7 @@ class ViewerState:
             self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, number), live)
             game["replay"] = game_id
         return {"leaderboard": service.ratings(), "in_progress": in_progress, "recent": finished}
+
+
+def _stats_json(stats: Optional[PlyStats]) -> Optional[dict[str, Any]]:
+    return None if stats is None else {"size": stats.size, "entropy": stats.entropy, "exact": stats.exact}

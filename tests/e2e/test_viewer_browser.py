@@ -135,6 +135,8 @@ def check_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, 
         assert np.allclose([shown[name] for name in expected], list(expected.values()), atol=1e-12)
         assert int(page.get_attribute("#belief-stats", "data-size") or -1) == len(belief)
         assert page.locator("#samples .mini").count() == 6
+    page.click("#chart-all")  # the support size and entropy over the whole game
+    page.wait_for_function("document.querySelector('#chart text:last-of-type').textContent === 'ply %d'" % history.num_turns())
     shoot(page, "heatmap")
     # one piece type at a time: Black's queen, as White believes it at ply 8 (channel 11)
     page.select_option("#piece-select", "4")

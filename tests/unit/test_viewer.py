@@ -76,6 +76,12 @@ def test_belief_at_any_ply_in_any_order_equals_the_belief_rebuilt_from_scratch()
             assert all(chess.Board(fen + " w - - 0 1") for fen in shown["samples"])
             series = shown["series"]
             assert len(series) == ply + 1 and series[ply]["size"] == len(fresh)
+    for color in chess.COLORS:
+        whole = state.series(game_id, color, "boardset")
+        assert len(whole) == plies + 1
+        assert [point["size"] for point in whole if point] == [
+            state.belief(game_id, color, ply, "boardset", 0)["size"] for ply in range(plies + 1)
+        ]
 
 
 def test_every_named_belief_answers_with_normalised_marginals() -> None:

@@ -12,6 +12,7 @@ let heat = params.get("heat") === "1"
 let piece = params.get("piece") || "all"
 let beliefName = params.get("belief") || null
 let beliefRequest = 0
+let wholeSeries = null  // the chart over the whole game, once asked for (per side and belief)
 
 const truth = makeBoard($("truth-board"), "white")
 let view = null
@@ -119,7 +120,9 @@ function drawHeat(values) {
     markOffBoard(view.cells)
 }
 
-function drawChart(series) {
+function drawChart(partial) {
+    const whole = wholeSeries && wholeSeries.key === `${side}:${beliefName}` ? wholeSeries.series : null
+    const series = whole || partial
     const w = 400, h = 130, pad = 28
     const points = series.map((s, i) => s && [i, Math.log10(Math.max(1, s.size)), s.entropy]).filter(Boolean)
     const maxX = Math.max(1, series.length - 1)
@@ -132,6 +135,7 @@ function drawChart(series) {
       <path d="${line(2)}" fill="none" stroke="#c0392b" stroke-width="2" stroke-dasharray="4 3"/>
       <text x="${pad}" y="12" font-size="11" fill="#2f6fb0">log10 support size</text>
       <text x="${pad + 140}" y="12" font-size="11" fill="#c0392b">entropy / 3 (bits)</text>
+      <line x1="${x(ply)}" x2="${x(ply)}" y1="${pad - 10}" y2="${h - pad + 4}" stroke="#888" stroke-dasharray="2 2"/>
       <text x="${pad}" y="${h - 4}" font-size="10">ply 0</text><text x="${w - pad - 30}" y="${h - 4}" font-size="10">ply ${maxX}</text>
     </svg>`
 }
@@ -270,6 +274,19 @@ async function main() {
         else if (event.key === "Home") go(0)
         else if (event.key === "End") go(doc.plies)
     })
+    $("chart-all").onclick = async () => {
+        const key = `${side}:${beliefName}`
+        $("chart-all").disabled = true
+        try {
+            const data = await getJSON(`/data/games/${encodeURIComponent(gameId)}/series?side=${side}&belief=${beliefName}`)
+            wholeSeries = {key, series: data.series}
+            if (heat) await render()
+        } catch (error) {
+            $("belief-stats").textContent = `chart unavailable: ${error.message}`
+        } finally {
+            $("chart-all").disabled = false
+        }
+    }
     $("heatmap-toggle").onchange = (event) => { heat = event.target.checked; render() }
     select.onchange = (event) => { beliefName = event.target.value; render() }
     $("piece-select").onchange = (event) => { piece = event.target.value; render() }
