@@ -8,6 +8,10 @@ about 100,000 boards come back in under two seconds? Everything goes through a r
 * replay: ``GET /data/games/<id>`` of a 200-ply game on a fresh viewer (the file read, parsed
   and turned into the replay document), against ``GameHistory.from_file`` alone. Stepping
   asks the server nothing: every ply is in that one document.
+* stepping in the browser (when Debian's ``/usr/bin/chromium`` and Playwright are installed):
+  the mean time from a → key press to the next ply drawn, over the whole 200-ply game,
+  heat map off (the replay page's own work: two boards, markers, facts, the URL), timed
+  inside the page.
 * belief: ``GET /data/games/<id>/belief`` at a ply where the board set holds >= 100,000 boards,
   cold (rebuilt from the start of the game) and warm (from the previous ply's checkpoint: one
   step forward, as stepping does), against ``BoardSet.marginals()`` alone on the same set.
@@ -77,6 +81,44 @@ def get(url: str) -> Any:
         return json.loads(response.read())
 
 
+def browser_stepping(folder: Path, cap: int) -> Optional[float]:
+    """Mean seconds per ply stepping the 200-ply replay with the → key in headless Chromium, or None without one."""
+    chromium = Path("/usr/bin/chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("(no playwright: browser stepping not measured)")
+        return None
+    if not chromium.exists():
+        print("(no /usr/bin/chromium: browser stepping not measured)")
+        return None
+    with AppThread(build_viewer(ViewerState(GameLibrary.from_path(folder), max_boards=cap))) as viewer, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=["--headless", "--no-sandbox", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1360, "height": 1000})
+        page.goto(f"{viewer.url}/game/long")
+        page.wait_for_selector('body[data-rendered="0:white:0:all"]')
+        # timed inside the page (no round trip to Playwright per step): a key press, then wait for the ply drawn
+        per_ply: float = page.evaluate(STEP_THROUGH, 200) / 1000
+        browser.close()
+    return per_ply
+
+
+STEP_THROUGH = """async (n) => {
+    const start = performance.now()
+    for (let ply = 1; ply <= n; ply++) {
+        const drawn = new Promise(resolve => {
+            const observer = new MutationObserver(() => {
+                if (document.body.dataset.rendered.startsWith(ply + ":")) { observer.disconnect(); resolve() }
+            })
+            observer.observe(document.body, {attributes: true})
+        })
+        document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight"}))
+        await drawn
+    }
+    return (performance.now() - start) / n
+}"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=100_000, help="belief size to reach (default 100,000)")
@@ -113,9 +155,12 @@ def main() -> None:
             assert get(f"{viewer.url}/data/games/blind/belief?ply={ply}&side=white")["size"] == size
 
         warm = best_of(args.repeats, belief_warm)
+    stepping = browser_stepping(folder, cap)
     marginals = best_of(args.repeats, track.at(ply).marginals)
     print(f"replay of a 200-ply game, GET /data/games/<id> on a fresh viewer: {replay * 1000:7.1f} ms "
           f"(GameHistory.from_file alone {parse * 1000:.1f} ms, ratio {replay / parse:.1f}x); stepping: no request")
+    if stepping is not None:
+        print(f"stepping through the 200-ply replay in Chromium: {stepping * 1000:7.1f} ms per ply (mean)")
     print(f"belief view at ply {ply} ({size:,} boards), cold from the start: {cold * 1000:7.1f} ms")
     print(f"belief view at ply {ply} ({size:,} boards), one step from ply {ply - 1}: {warm * 1000:7.1f} ms "
           f"(BoardSet.marginals alone {marginals * 1000:.1f} ms, ratio {warm / marginals:.1f}x)")

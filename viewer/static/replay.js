@@ -26,7 +26,15 @@ function fmtClock(seconds) {
     return `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`
 }
 
+let urlTimer = null
+
+/** Keep the URL on the shown ply (debounced: Chromium throttles a page that rewrites its URL hundreds of times). */
 function updateUrl() {
+    clearTimeout(urlTimer)
+    urlTimer = setTimeout(writeUrl, 120)
+}
+
+function writeUrl() {
     const query = new URLSearchParams({ply: String(ply), side})
     if (heat) query.set("heat", "1")
     if (beliefName && doc && doc.beliefs.length && beliefName !== doc.beliefs[0]) query.set("belief", beliefName)
@@ -63,14 +71,14 @@ function markOffBoard(cells) {
 async function render() {
     const turn = ply > 0 ? doc.turns[ply - 1] : null
     // the true board, with the last turn's sense window, requested and taken move, capture
-    await truth.board.setPosition(truthAt(ply))
+    const own = lastTurnOf(side, ply)
+    const seen = own && own.sense !== null ? own.window.filter(([, s]) => s !== null && (s === s.toUpperCase()) !== (side === "white")) : []
+    // both boards redraw together (each waits for an animation frame)
+    await Promise.all([truth.board.setPosition(truthAt(ply)), view.board.setPosition(withPieces(ownPlacement(truthAt(ply), side), seen))])
     truth.board.removeArrows(); truth.board.removeMarkers()
     drawMove(truth.board, turn)
     markWindow(truth.board, truth.cells, turn)
     // the chosen side's own view: its own pieces, plus what its last sense window showed
-    const own = lastTurnOf(side, ply)
-    const seen = own && own.sense !== null ? own.window.filter(([, s]) => s !== null && (s === s.toUpperCase()) !== (side === "white")) : []
-    await view.board.setPosition(withPieces(ownPlacement(truthAt(ply), side), seen))
     view.board.removeArrows(); view.board.removeMarkers()
     if (own) {
         markWindow(view.board, view.cells, own)
