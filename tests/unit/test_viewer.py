@@ -202,3 +202,17 @@ def test_serve_shows_the_pages_beside_the_api(tmp_path: Path) -> None:
         assert replay["plies"] == 6 and replay["white"] == "alice"
         assert fetch(f"{server.url}/server")[0] == 200
         assert fetch(f"{server.url}/data/games/server-999")[0] == 404
+
+
+def test_view_and_serve_bind_to_loopback_unless_told(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from blindchess.cli import build_parser, main
+
+    parser = build_parser()
+    assert parser.parse_args(["view"]).host == "127.0.0.1"
+    assert parser.parse_args(["serve"]).host == "127.0.0.1"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ truncated")
+    assert main(["view", str(bad)]) == 1  # a single file that is no history: said at once, nothing served
+    assert "bad.json" in capsys.readouterr().err
+    assert main(["view", str(tmp_path / "missing")]) == 1
+    assert "no such file or folder" in capsys.readouterr().err
