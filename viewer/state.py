@@ -10,6 +10,7 @@ import datetime
 import functools
 import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -64,7 +65,9 @@ class ViewerState:
     library: GameLibrary
     max_boards: int = DEFAULT_MAX_BOARDS
     service: Any = None
-    _tracks: dict[tuple[str, bool, str], BeliefTrack] = field(default_factory=dict)
+    max_tracks: int = 8
+    """Belief tracks kept (most recently used); each holds up to its checkpoint budget of boards."""
+    _tracks: OrderedDict[tuple[str, bool, str], BeliefTrack] = field(default_factory=OrderedDict)
     _sessions: dict[str, PlaySession] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -97,6 +100,9 @@ class ViewerState:
                 make = belief_factory(belief, self.max_boards) if rules is None else (lambda: EnumeratedBelief(rules))
                 track = BeliefTrack(history.observations(color), history.num_turns(), make)
                 self._tracks[key] = track
+            self._tracks.move_to_end(key)
+            while len(self._tracks) > self.max_tracks:
+                self._tracks.popitem(last=False)
         return track
 
     def belief(self, game_id: str, color: chess.Color, ply: int, belief: str, samples: int) -> dict[str, Any]:
