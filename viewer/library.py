@@ -76,6 +76,8 @@ class GameLibrary:
     """The games on show. `folder` is where games played in the browser are saved (None: not saved)."""
 
     folder: Optional[Path] = None
+    resolver: Optional[Callable[[str], bool]] = None
+    """Asked about an id the library does not know (a server game opened by URL); True if it added it."""
     _entries: dict[str, GameEntry] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -154,6 +156,9 @@ class GameLibrary:
         """
         with self._lock:
             entry = self._entries.get(game_id)
+        if entry is None and self.resolver is not None and self.resolver(game_id):
+            with self._lock:
+                entry = self._entries.get(game_id)
         if entry is None:
             raise UnknownGameError(f"no game with id {game_id!r}")
         if entry.live or (entry.history is None and entry.error is None):

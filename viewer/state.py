@@ -71,6 +71,10 @@ class ViewerState:
     _sessions: dict[str, PlaySession] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        if self.service is not None:
+            self.library.resolver = self._add_server_game
+
     # ------------------------------------------------------------------ replays
 
     def replay(self, game_id: str) -> dict[str, Any]:
@@ -158,6 +162,20 @@ class ViewerState:
         return session
 
     # ------------------------------------------------------------------ server pages
+
+    def _add_server_game(self, game_id: str) -> bool:
+        """Register ``server-<n>`` when the server has game n (a replay URL opened before the server page)."""
+        number = game_id.removeprefix("server-")
+        if not game_id.startswith("server-") or not number.isdigit():
+            return False
+        service = self.service
+        live = any(game["id"] == int(number) for game in service.games_in_progress())
+        try:
+            service.spectator_history(int(number))
+        except LookupError:
+            return False
+        self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, int(number)), live)
+        return True
 
     def server_overview(self, recent: int = 50) -> dict[str, Any]:
         """Leaderboard, games in progress and recent games of the attached server, each registered for replay."""
