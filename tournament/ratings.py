@@ -17,9 +17,11 @@ them; the 95% intervals are :math:`\\pm 1.96` standard errors from the inverse o
 information (the Hessian of the negative log-likelihood in the ratings, with :math:`a` and
 :math:`\\delta` held at their estimates, as BayesElo does), in the sum-to-zero subspace.
 
-A player who won (or lost) every game has an infinite MLE rating. `prior_draws` adds that many
-virtual draws between every pair of players who met (half with each colour), as BayesElo's
-prior does; 0 gives the plain MLE.
+A player who won (or lost) every game has an infinite MLE rating. `prior_games` adds that many
+virtual games between every pair of players who met, half won by each side, spread over both
+colours: a Beta-like prior that keeps a perfect score finite. (BayesElo adds virtual draws
+instead, which works because it holds the draw width fixed; with the draw width fitted, virtual
+draws would be explained by a wide draw width and leave the ratings unbounded.) 0 gives the plain MLE.
 
 Example: 2 players, 60 wins, 20 draws, 20 losses for A with colours balanced; with two
 players the fitted probabilities equal the observed frequencies, so
@@ -27,7 +29,7 @@ players the fitted probabilities equal the observed frequencies, so
 
     >>> games = [("A", "B", 1.0)] * 30 + [("B", "A", 0.0)] * 30 + [("A", "B", 0.5)] * 10 + \\
     ...         [("B", "A", 0.5)] * 10 + [("A", "B", 0.0)] * 10 + [("B", "A", 1.0)] * 10
-    >>> fit = fit_elo(games, prior_draws=0.0)
+    >>> fit = fit_elo(games, prior_games=0.0)
     >>> round(fit.ratings["A"] - fit.ratings["B"], 1)
     155.6
 """
@@ -81,7 +83,7 @@ def _outcome_logs(diff: np.ndarray, draw: float) -> tuple[np.ndarray, np.ndarray
     return log_win, np.log(np.maximum(p_draw, 1e-300)), log_loss
 
 
-def fit_elo(games: Iterable[tuple[str, str, float]], prior_draws: float = 1.0) -> EloFit:
+def fit_elo(games: Iterable[tuple[str, str, float]], prior_games: float = 2.0) -> EloFit:
     """Maximum-likelihood Elo of every player from ``(white, black, white_score)`` games.
 
     Raises:
@@ -98,10 +100,12 @@ def fit_elo(games: Iterable[tuple[str, str, float]], prior_draws: float = 1.0) -
         count += 1
     if not table:
         raise StatisticsError("no games to rate")
-    if prior_draws > 0:
+    if prior_games > 0:
         for white, black in {tuple(sorted(pair)) for pair in table}:
             for key in ((white, black), (black, white)):
-                table.setdefault(key, [0.0, 0.0, 0.0])[1] += prior_draws / 2.0
+                cell = table.setdefault(key, [0.0, 0.0, 0.0])
+                cell[0] += prior_games / 4.0  # White lost
+                cell[2] += prior_games / 4.0  # White won
     players = sorted({name for pair in table for name in pair})
     index = {name: position for position, name in enumerate(players)}
     white_index = np.array([index[white] for white, _ in table])

@@ -27,7 +27,7 @@ class Standings:
     failed: int
 
 
-def standings(rows: Sequence[GameRow], prior_draws: float = 1.0) -> Standings:
+def standings(rows: Sequence[GameRow], prior_games: float = 2.0) -> Standings:
     """Rate the played games of `rows` (failed games are only counted)."""
     played = [row for row in rows if row.ok]
     games = [(row.white, row.black, row.white_score()) for row in played]
@@ -40,7 +40,7 @@ def standings(rows: Sequence[GameRow], prior_draws: float = 1.0) -> Standings:
             first = pairing.split(" vs ")[0]
             pair_scores[pairing].append(sum(row.white_score() if row.white == first else 1.0 - row.white_score() for row in games_of_pair))
     return Standings(
-        fit=fit_elo(games, prior_draws=prior_draws),
+        fit=fit_elo(games, prior_games=prior_games),
         records=scores_by_player(games),
         pentanomials={pairing: pentanomial(scores) for pairing, scores in pair_scores.items()},
         failed=len(rows) - len(played),

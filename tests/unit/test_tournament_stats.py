@@ -31,7 +31,7 @@ def test_two_player_mle_equals_the_closed_form():
     # With two players the fit reproduces the observed frequencies: P(win) = 0.5, P(loss) = 0.2, so
     # d - delta = logit(0.5)/SCALE and -d - delta = logit(0.2)/SCALE, d = (logit .5 - logit .2) / (2 SCALE).
     games = [("A", "B", 1.0), ("B", "A", 0.0)] * 25 + [("A", "B", 0.5), ("B", "A", 0.5)] * 15 + [("A", "B", 0.0), ("B", "A", 1.0)] * 10
-    fit = fit_elo(games, prior_draws=0.0)
+    fit = fit_elo(games, prior_games=0.0)
     logit = lambda p: math.log(p / (1 - p))
     difference = (logit(0.5) - logit(0.2)) / (2 * SCALE)
     assert fit.ratings["A"] - fit.ratings["B"] == pytest.approx(difference, abs=0.05)  # 120.4 Elo
@@ -43,7 +43,7 @@ def test_two_player_mle_equals_the_closed_form():
 def test_interval_without_draws_equals_the_binomial_fisher_information():
     # No draws: P(A wins) = p = 0.75 over N = 200 games, d = logit(p)/SCALE, Var(d) = 1 / (N p (1-p) SCALE^2).
     games = [("A", "B", 1.0), ("B", "A", 0.0)] * 75 + [("A", "B", 0.0), ("B", "A", 1.0)] * 25
-    fit = fit_elo(games, prior_draws=0.0)
+    fit = fit_elo(games, prior_games=0.0)
     assert fit.draw_elo == pytest.approx(0.0, abs=0.5)
     assert fit.ratings["A"] - fit.ratings["B"] == pytest.approx(math.log(3) / SCALE, abs=0.1)  # 190.8 Elo
     standard_error = 1 / math.sqrt(200 * 0.75 * 0.25 * SCALE**2)
@@ -65,7 +65,7 @@ def test_mle_recovers_the_ratings_that_generated_the_results():
             win, loss = f(d - draw), f(-d - draw)
             for score, share in ((1.0, win), (0.5, 1 - win - loss), (0.0, loss)):
                 games += [(white, black, score)] * round(4000 * share)
-    fit = fit_elo(games, prior_draws=0.0)
+    fit = fit_elo(games, prior_games=0.0)
     for player, rating in truth.items():
         assert fit.ratings[player] == pytest.approx(rating, abs=1.0)
     assert fit.advantage == pytest.approx(advantage, abs=1.0) and fit.draw_elo == pytest.approx(draw, abs=1.0)
