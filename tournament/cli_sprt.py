@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     pair_scores: list[float] = []
     failed = 0
     decision = SprtDecision.CONTINUE
+    interrupted = False
     results = executor.run(specs)
     try:
         for result in results:
@@ -112,14 +113,17 @@ def run(args: argparse.Namespace) -> int:
     except SetupError as error:
         sys.stderr.write(f"blindchess: error: {error}\n")
         return 2
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         getattr(results, "close", lambda: None)()
         executor.close()
     score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
+    verdict += " (interrupted)" if interrupted else ""
     sys.stdout.write(
         f"{verdict}: {args.a} vs {args.b} after {len(pair_scores)} pairs ({2 * len(pair_scores)} games),"
         f" A's score {score:.3f}, pentanomial {list(pentanomial(pair_scores))}"
         + (f", {failed} pairs with a failed game not counted" if failed else "") + "\n"
     )
-    return {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]
+    return 130 if interrupted else {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]

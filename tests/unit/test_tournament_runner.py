@@ -137,4 +137,12 @@ def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys, tmp_
         assert "[2/2]" in capsys.readouterr().err
         histories[workers] = [path.read_text() for path in sorted(out.glob("*.json"))]
     assert len(histories["1"]) == 2 and histories["1"] == histories["2"]
-    assert '"kr2/p3/3P/2RK' in histories["1"][0]  # the 4x4 teaching board's start position
+    assert "8/8/8/8/kr6/p7/3P4/2RK4 w - - 0 1" in histories["1"][0]  # the 4x4 teaching board, as python-chess writes it
+
+
+def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys):
+    code = main(["sprt", "attacker", "random", "--elo0", "0", "--elo1", "10", "--full-turn-limit", "30", "--workers", "1", "--max-pairs", "40"])
+    captured = capsys.readouterr()
+    llrs = [float(line.split("LLR")[1]) for line in captured.err.splitlines() if "LLR" in line]
+    assert code == 0 and captured.out.startswith("H1 accepted: attacker vs random after")
+    assert len(llrs) >= 2 and llrs[-1] >= 2.944 and all(llr < 2.944 for llr in llrs[:-1])  # stops at the first crossing
