@@ -58,6 +58,13 @@ class UnexpectedObservationError(BeliefError):
     """An event arrived out of the order a game delivers them, or refers to a piece the player does not have."""
 
 
+class MalformedObservationError(BeliefError):
+    """An event's contents are not valid (a square off the board, a value of the wrong type); the message quotes the value.
+
+    Raised at the belief's edge, before any work, so the belief is left as it was.
+    """
+
+
 class NotInitialisedError(BeliefError):
     """The belief was asked something before it received `GameStarted`."""
 

@@ -18,11 +18,12 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
-from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError, channel
+from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
 from .compact import BoardKey, board_key
 from .move_model import OpponentMoveModel
+from .validation import check_event
 
 
 class ReferenceBoardSet:
@@ -57,7 +58,8 @@ class ReferenceBoardSet:
         return len(self._boards)
 
     def update(self, observation: Observation) -> None:
-        """Fold one event in; raises `InconsistentObservationError` when no board is left."""
+        """Fold one event in; raises `InconsistentObservationError` when no board is left (and changes nothing)."""
+        check_event(observation)
         if isinstance(observation, GameStarted):
             self._color = observation.color
             board = observation.starting_board()
@@ -71,10 +73,8 @@ class ReferenceBoardSet:
             new = {k: (b, w) for k, (b, w) in self._boards.items() if self._window_matches(b, observation)}
         elif isinstance(observation, MoveResult):
             new = self._own_move(observation)
-        elif isinstance(observation, GameEnded):
+        else:  # GameEnded
             return
-        else:
-            raise UnexpectedObservationError(f"not an observation event: {observation!r}")
         if not new:
             raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
         self._boards = self._normalised(new)
