@@ -155,11 +155,13 @@ class ReferenceBoardSet:
         ).reshape(-1, 64)
 
     def marginals(self) -> np.ndarray:
+        """Board by board: the probability-weighted sum of each board's 12 piece bitboards; empty is the rest."""
         probabilities = self.weights()
+        masks = np.array([_piece_masks(board) for board, _ in self._boards.values()], dtype=np.uint64).reshape(-1, 12)
+        bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 12, 8), axis=2, bitorder="little")  # (N, 12, 64): bit s = square s
         result = np.zeros((64, N_CHANNELS))
-        for (board, _), p in zip(self._boards.values(), probabilities):
-            for square in chess.SQUARES:
-                result[square, channel(board.piece_at(square))] += p
+        result[:, 1:] = np.tensordot(probabilities, bits, axes=(0, 0)).T
+        result[:, 0] = 1.0 - result[:, 1:].sum(axis=1)
         return result
 
     def entropy(self) -> float:
@@ -180,3 +182,9 @@ class ReferenceBoardSet:
         other._color = self._color
         other._boards = {k: (b.copy(stack=False), w) for k, (b, w) in self._boards.items()}
         return other
+
+
+def _piece_masks(board: chess.Board) -> list[int]:
+    """The 12 piece bitboards of `board` in marginal-channel order (white pawn .. king, black pawn .. king)."""
+    types = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    return [mask & board.occupied_co[color] for color in (chess.WHITE, chess.BLACK) for mask in types]

@@ -185,6 +185,10 @@ class EnumeratedBelief:
 
     # -- reading the belief -------------------------------------------------------
 
+    def _require_started(self) -> None:
+        if self.color is None:
+            raise NotInitialisedError("the enumerated belief has not received GameStarted")
+
     @property
     def is_exact(self) -> bool:
         return True
@@ -203,12 +207,14 @@ class EnumeratedBelief:
         return [self.board(keys[i]) for i in picks]
 
     def piece_grid(self) -> np.ndarray:
+        self._require_started()
         if not self._probs:
             return np.zeros((0, 64), dtype=np.uint8)
         grid: np.ndarray = np.frombuffer(b"".join(self._probs), dtype=np.uint8).reshape(len(self._probs), 64).copy()
         return grid
 
     def weights(self) -> np.ndarray:
+        self._require_started()
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
         return weights / weights.sum()
 
@@ -220,6 +226,7 @@ class EnumeratedBelief:
         return marginals
 
     def entropy(self) -> float:
+        self._require_started()
         return max(0.0, -sum(p * math.log2(p) for p in self._probs.values() if p > 0))
 
     def copy(self) -> EnumeratedBelief:

@@ -27,7 +27,7 @@ from .base import MalformedObservationError
 
 
 def _is_square(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and 0 <= value < 64
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and bool(0 <= value < 64)
 
 
 def _square(value: object, where: str, optional: bool = True) -> None:

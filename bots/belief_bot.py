@@ -1,18 +1,19 @@
 """`BeliefBot`: a player composed of a belief, a sense planner and a move selector.
 
 The bot receives the arbiter's observation events through the one callback adapter
-(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`), folds them into the belief, asks the planner where to sense and the selector what to move, and measures the clock
-increment from its own clock readings (the `Player` API does not tell it).
+(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`), folds them into the
+belief, asks the planner where to sense and the selector what to move, and measures the
+clock increment from its own clock readings (the `Player` API does not tell it).
 
 Robustness, because a bot that crashes or flags loses the game:
 
-* An update that raises a `BeliefError` (no board the belief holds explains what was seen,
-  e.g. the truth fell past the size cap; or a malformed event) rebuilds the belief by
-  replaying every event so far into a fresh one, dropping only the sense results it cannot
-  fit; if even that fails, the bot keeps its last good belief and plays on with it
-  (`belief_stale`). No copy is needed for that: an update that raises leaves the belief
-  exactly as it was (the `Belief` protocol's contract), so the last good belief is the
-  belief itself.
+* An update that raises `InconsistentObservationError` (no board the belief holds explains
+  what was seen, e.g. the truth fell past the size cap) rebuilds the belief by replaying
+  every event so far into a fresh one, dropping only the sense results it cannot fit; if
+  even that fails, the bot keeps its last good belief and plays on with it (`belief_stale`).
+  A malformed event (`MalformedObservationError`) is logged and dropped. No copy is needed
+  for any of it: an update that raises leaves the belief exactly as it was (the `Belief`
+  protocol's contract), so the last good belief is the belief itself.
 * A planner or selector that raises is logged and replaced for that call by the safe choice
   (no sense; the selector's panic path or a pass), never propagated to the arbiter.
 * Stockfish crashes are absorbed by the engine pool (restart and retry, see
@@ -42,7 +43,7 @@ from blindchess.arbiter.observations import (
     OpponentMoved,
     SenseResult,
 )
-from blindchess.beliefs.base import Belief, BeliefError
+from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.moving.base import MoveContext, MoveSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
@@ -102,6 +103,9 @@ class BeliefBot(ObservingPlayer):
         self.events.append(event)
         try:
             self.belief.update(event)
+        except MalformedObservationError as error:
+            logger.error("dropped a malformed event (%s); the belief is unchanged", error)
+            self.events.pop()  # no rebuild can use it
         except BeliefError as error:
             if self.belief_stale:
                 return  # the update changed nothing: the belief is still the last good one
