@@ -17,7 +17,8 @@ import logging
 from typing import Optional, Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "blindchess.server.cli_serve",
+    "blindchess.viewer.cli_serve",
+    "blindchess.viewer.cli_view",
     "blindchess.server.cli_connect",
     "blindchess.server.cli_invite",
     "blindchess.variants.cli_imcs",
