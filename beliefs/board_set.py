@@ -28,7 +28,8 @@ copying it: events are checked first (:func:`~blindchess.beliefs.validation.chec
 and no update writes into an array it did not allocate itself (filters and expansions
 build new arrays; the in-place touches of an own move work on the arrays its filter just
 made). So the state before an update is a handful of references (arrays, side to move,
-backlog list), kept at the start and put back if the update raises.
+backlog list), kept at the start and put back if the update raises; and `copy()` shares
+the arrays instead of copying them.
 """
 
 from __future__ import annotations
@@ -510,10 +511,15 @@ class BoardSet:
         return other
 
     def copy(self) -> BoardSet:
-        """An independent copy (arrays copied; backlog entries are immutable and shared)."""
+        """An independent copy: updating one never changes the other.
+
+        The board arrays are shared, not copied: no update writes into an array it did not
+        allocate (see the module docstring), so each side's next update makes its own. That
+        makes a copy O(1) in the number of boards (the particle filter and the hybrid keep
+        copies as snapshots every turn). Backlog entries are immutable and shared too.
+        """
         other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
         other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
-        other._opp, other._castling = self._opp.copy(), self._castling.copy()
-        other._ep, other._weights = self._ep.copy(), self._weights.copy()
+        other._opp, other._castling, other._ep, other._weights = self._opp, self._castling, self._ep, self._weights
         other._events, other._backlog = list(self._events), list(self._backlog)
         return other

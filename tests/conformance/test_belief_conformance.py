@@ -136,14 +136,19 @@ def test_non_members(factory) -> None:  # noqa: ANN001
 
 
 def test_copy_is_independent(factory) -> None:  # noqa: ANN001
+    """Updating either side of a copy (a sense, an own move, an opponent move) leaves the other as it was."""
     game = _game(factory.ruleset, 1)
+    events, truth = game.events[chess.WHITE], game.truth[chess.WHITE]
     belief = _fed(factory.make(), game, chess.WHITE, 2)
-    before = len(belief)
+    before = _snapshot(belief, truth[1])
     clone = belief.copy()
-    for event in game.events[chess.WHITE][2:5]:
+    for event in events[2:5]:
         clone.update(event)
-    assert len(belief) == before
-    assert game.truth[chess.WHITE][1] in belief
+    assert _snapshot(belief, truth[1]) == before
+    after = _snapshot(clone, truth[4])
+    for event in events[2:6]:
+        belief.update(event)
+    assert _snapshot(clone, truth[4]) == after
 
 
 def test_same_events_same_belief(factory) -> None:  # noqa: ANN001
