@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from blindchess.arbiter import Player
+from blindchess.arbiter.errors import BlindchessError
 from blindchess.arbiter.loading import PlayerLoadError, load_player
 
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
@@ -39,7 +40,7 @@ BOTS: dict[str, str] = {
 """Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
 
 
-class DuplicateBotNameError(ValueError):
+class DuplicateBotNameError(BlindchessError, ValueError):
     """A short name is already registered to another bot."""
 
 
@@ -75,7 +76,7 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
         raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
-class BotConstructionError(ValueError):
+class BotConstructionError(BlindchessError, ValueError):
     """A bot class could not be instantiated; the message names the class and the cause."""
 
 

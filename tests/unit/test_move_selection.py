@@ -10,7 +10,8 @@ import pytest
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
 from blindchess.beliefs import BoardSet
-from blindchess.moving.base import MoveContext, outcome_of_request
+from blindchess.arbiter.rules import request_outcome
+from blindchess.moving.base import MoveContext, MoveSelectionError
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
@@ -31,11 +32,11 @@ def selector() -> StockfishMoveSelector:
 
 def test_a_blocked_slide_stops_on_the_blocker_and_captures_it() -> None:
     board = chess.Board("4k3/8/8/8/n7/8/8/R3K3 w - - 0 1")
-    outcome = outcome_of_request(board, chess.Move.from_uci("a1a8"))
+    outcome = request_outcome(board, chess.Move.from_uci("a1a8"))
     assert outcome.taken == chess.Move.from_uci("a1a4")
     assert outcome.captured == chess.Piece(chess.KNIGHT, chess.BLACK)
-    refused = outcome_of_request(chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1"), chess.Move.from_uci("e1c1"))
-    assert refused.taken is None and refused.after.board_fen() == "4k3/8/8/8/8/8/8/R2NK3"
+    refused = request_outcome(chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1"), chess.Move.from_uci("e1c1"))
+    assert refused.taken is None and refused.after().board_fen() == "4k3/8/8/8/8/8/8/R2NK3"
 
 
 def test_takes_a_certain_king_capture(selector: StockfishMoveSelector) -> None:
@@ -53,7 +54,7 @@ def test_does_not_leave_its_king_capturable(selector: StockfishMoveSelector, see
     actions = rules.move_actions(board)
     move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(seed), MoveContext(chess.WHITE, 5.0))
     assert move in actions
-    assert not outcome_of_request(board, move).exposes_king(chess.WHITE)
+    assert not request_outcome(board, move).exposes_king(chess.WHITE)
 
 
 def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: StockfishMoveSelector) -> None:
