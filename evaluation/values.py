@@ -13,9 +13,9 @@ The proxy value of requesting a move on one board, in pawns, for the requester `
 
 It reads the RBC outcome (`blindchess.arbiter.rules.RequestOutcome`: slides stop at the
 first blocker, illegal castles and pushes into pieces do nothing), never the request as if
-it were the move made. An en-passant capture is not credited (the pawn it takes is not on
-the target square): that is how the proxy was tuned, and the planner and the selector agree
-on it.
+it were the move made. An en-passant capture is not credited (the proxy reads the target
+square, where the taken pawn is not): kept as it was when the proxy moved here, so that the
+move changed no value; the planner and the selector agree on it.
 """
 
 from __future__ import annotations

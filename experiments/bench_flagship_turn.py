@@ -10,7 +10,8 @@ opponent's move to the result of its own (belief updates, sense planning, move c
 With ``--baseline SITE`` the same game is also played by another checkout: SITE is a folder
 holding a ``blindchess`` package tree (for example a link tree of an older commit, see
 docs/moving.md). Each game runs in its own process; baseline and current alternate for
-``--rounds`` rounds, so machine load hits both alike. The script checks that both played
+``--rounds`` rounds, so machine load hits both alike, after one untimed game each (the first
+use of the belief kernels compiles them, seconds that belong to no turn). The script checks that both played
 the very same game (the flagship's senses and moves compared; a child process imports
 `blindchess` from SITE because PYTHONPATH comes before the installed package) and prints the ratio of the
 mean and median turn times, baseline over current::
@@ -131,6 +132,8 @@ def main() -> None:
     variants: dict[str, Optional[str]] = {"current": None}
     if args.baseline:
         variants = {"baseline": args.baseline, "current": None}
+    for site in variants.values():
+        run_child(site, args)  # untimed: numba compiles the belief kernels on first use and caches them
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for index in range(args.rounds):
         order = list(variants) if index % 2 == 0 else list(reversed(variants))

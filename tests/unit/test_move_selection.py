@@ -77,3 +77,10 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
     assert value(chess.engine.Mate(-1)) < value(chess.engine.Mate(-10)) < value(chess.engine.Cp(-5000))
     assert value(chess.engine.Mate(-0)) == -value(chess.engine.MateGiven)
     assert all(-1.0 <= v <= 1.0 for v in mates)
+
+
+@pytest.mark.parametrize("settings", [{"boards": 0}, {"candidates": 0}, {"worst_case_weight": 1.5}])
+def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
+    with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
+        StockfishMoveSelector(**settings)  # type: ignore[arg-type]
+    assert isinstance(raised.value, ValueError)
