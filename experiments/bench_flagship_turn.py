@@ -7,16 +7,17 @@ boards and the game is the same on every run) and a clock large enough that time
 binds. The flagship's callbacks are timed; one own turn is everything from hearing the
 opponent's move to the result of its own (belief updates, sense planning, move choice).
 
-With ``--baseline SITE`` the same game is also played by another checkout: SITE is a folder
-holding a ``blindchess`` package tree (for example a link tree of an older commit, see
-docs/moving.md). Each game runs in its own process; baseline and current alternate for
-``--rounds`` rounds, so machine load hits both alike, after one untimed game each (the first
-use of the belief kernels compiles them, seconds that belong to no turn). The script checks that both played
-the very same game (the flagship's senses and moves compared; a child process imports
-`blindchess` from SITE because PYTHONPATH comes before the installed package) and prints the ratio of the
-mean and median turn times, baseline over current::
+With ``--baseline REV`` the same game is also played by the commit REV of this repository:
+the script exports it (``git archive``) into a temporary folder and links its top-level
+folders into a ``blindchess`` package tree there, as pyproject's ``package-dir`` maps them
+(``toolkit`` is the root package); a child process imports that tree because PYTHONPATH
+comes before the installed package. Each game runs in its own process; baseline and current
+alternate for ``--rounds`` rounds, so machine load hits both alike, after one untimed game
+each (the first use of the belief kernels compiles them, seconds that belong to no turn).
+The script checks that both played the very same game (the flagship's senses and moves
+compared) and prints the ratio of the mean and median turn times, baseline over current::
 
-    nice -n 15 python3 experiments/bench_flagship_turn.py --rounds 2 --baseline /tmp/base-site
+    nice -n 15 python3 experiments/bench_flagship_turn.py --rounds 3 --baseline 4bc6f1e
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Optional
 
@@ -108,6 +110,22 @@ def run_child(site: Optional[str], args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def baseline_site(rev: str, folder: str) -> str:
+    """Export commit `rev` into `folder` and return a folder holding its `blindchess` package as a link tree."""
+    repository = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    source, package = os.path.join(folder, "src"), os.path.join(folder, "site", "blindchess")
+    os.makedirs(source)
+    os.makedirs(package)
+    archive = subprocess.run(["git", "archive", rev], cwd=repository, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", source], input=archive, check=True)
+    for name in os.listdir(os.path.join(source, "toolkit")):
+        os.symlink(os.path.join(source, "toolkit", name), os.path.join(package, name))
+    for name in os.listdir(source):
+        if name != "toolkit" and os.path.isfile(os.path.join(source, name, "__init__.py")):
+            os.symlink(os.path.join(source, name), os.path.join(package, name))
+    return os.path.dirname(package)
+
+
 def summary(turns: list[dict[str, float]]) -> tuple[float, float, dict[str, float]]:
     """Mean and median seconds per own turn, and the mean seconds of each phase."""
     totals = [sum(turn.values()) for turn in turns]
@@ -122,16 +140,22 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=4, help="Stockfish search depth per position")
     parser.add_argument("--clock", type=float, default=3600.0, help="seconds per player (never binds)")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--baseline", help="folder holding the baseline's blindchess package tree")
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare with (e.g. 4bc6f1e)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(play_one(args.seed, args.opponent, args.depth, args.clock)))
         return
 
-    variants: dict[str, Optional[str]] = {"current": None}
-    if args.baseline:
-        variants = {"baseline": args.baseline, "current": None}
+    with tempfile.TemporaryDirectory() as folder:
+        variants: dict[str, Optional[str]] = {"current": None}
+        if args.baseline:
+            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+        report(variants, args)
+
+
+def report(variants: dict[str, Optional[str]], args: argparse.Namespace) -> None:
+    """Play the rounds (see the module docstring) and print the table."""
     for site in variants.values():
         run_child(site, args)  # untimed: numba compiles the belief kernels on first use and caches them
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
