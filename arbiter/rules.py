@@ -29,6 +29,10 @@ test holds us to it):
   onto an occupied square is illegal.
 - An illegal move or a pass pushes a null move: the half-move clock advances and
   the en-passant square clears.
+
+`request_outcome` puts the promotion default, rules ii-iv and the capture together for one
+request on one board: the arbiter's answer, which planners and selectors score instead of
+the request (`fastrevise.request_outcome` is the same from bitboards).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
 from blindchess.beliefs import BoardSet
 from blindchess.arbiter.rules import request_outcome
-from blindchess.moving.base import MoveContext, MoveSelectionError
+from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
@@ -40,6 +40,7 @@ def test_a_blocked_slide_stops_on_the_blocker_and_captures_it() -> None:
 
 
 def test_takes_a_certain_king_capture(selector: StockfishMoveSelector) -> None:
+    assert isinstance(selector, MoveSelector)
     fen = "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"
     actions = rules.move_actions(chess.Board(fen))
     move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(0), MoveContext(chess.WHITE, 5.0))
