@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import chess
 import chess.engine
 import numpy as np
@@ -9,8 +11,8 @@ import pytest
 
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
-from blindchess.beliefs import BoardSet
 from blindchess.arbiter.rules import request_outcome
+from blindchess.beliefs import BoardSet
 from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
@@ -24,7 +26,7 @@ def known_position(fen: str) -> BoardSet:
 
 
 @pytest.fixture(scope="module")
-def selector() -> StockfishMoveSelector:
+def selector() -> Iterator[StockfishMoveSelector]:
     chosen = StockfishMoveSelector(boards=4, candidates=4)
     yield chosen
     chosen.close()
