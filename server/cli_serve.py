@@ -7,9 +7,21 @@ import logging
 import sys
 from typing import Any
 
+from blindchess.dependencies import require
+
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="run a reconchess-compatible RBC game server")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run a reconchess-compatible RBC game server",
+        description=(
+            "Run an RBC game server that speaks reconchess's HTTP API, so reconchess's own rc-connect,"
+            " rc-register and RemoteGame play on it unchanged. Accounts, games and ratings live in one"
+            " SQLite file; an unfinished game goes on after a restart."
+        ),
+        epilog="example:\n  blindchess serve --port 8000 --db games.sqlite3",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
     parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
@@ -25,6 +37,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("fastapi", "uvicorn", extra="server")
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig
 
