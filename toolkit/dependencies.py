@@ -7,10 +7,11 @@ so a missing package is reported at once, with the command that installs it, ins
 minutes of computing.
 
 >>> require("json", extra="server")  # present: nothing happens
->>> require("no_such_module_xyz", extra="experiments")
-Traceback (most recent call last):
-...
-blindchess.dependencies.MissingDependencyError: no_such_module_xyz is not installed; install it with: pip install -e '.[experiments]' (or pip install no_such_module_xyz)
+>>> try:
+...     require("no_such_module_xyz", extra="experiments")
+... except MissingDependencyError as error:
+...     print(error)
+no_such_module_xyz is not installed; install it with: pip install -e '.[experiments]' (or pip install no_such_module_xyz)
 """
 
 from __future__ import annotations
