@@ -21,7 +21,8 @@ from blindchess import __version__
 from blindchess.dependencies import MissingDependencyError
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "blindchess.server.cli_serve",
+    "blindchess.viewer.cli_serve",
+    "blindchess.viewer.cli_view",
     "blindchess.server.cli_connect",
     "blindchess.server.cli_invite",
     "blindchess.variants.cli_imcs",
