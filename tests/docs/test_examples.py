@@ -8,7 +8,7 @@ The rules, for whoever writes documentation:
   there).
 * ```` ```python no-run ```` marks a block that cannot run in CI (it needs a remote server, say);
   use it only then. Such a block is still compiled, so it cannot hold a syntax error.
-* ```` ```bash ```` blocks: every ``blindchess ...`` line must parse with the real command line
+* ```` ```bash ```` and ```` ```sh ```` blocks: every ``blindchess ...`` line must parse with the real command line
   (the subcommand exists and its arguments are valid), every ``python3 experiments/X.py`` names
   a script that exists, and ``bash run.sh`` takes only ``test`` or nothing. Comments after
   ``#`` and a leading ``$`` prompt are ignored.
@@ -66,7 +66,7 @@ def test_no_run_blocks_stay_rare() -> None:
 
 def _command_lines(page: Path) -> list[tuple[str, str]]:
     lines = []
-    for line, _, code in blocks(page, "bash"):
+    for line, _, code in [*blocks(page, "bash"), *blocks(page, "sh")]:
         for offset, text in enumerate(code.splitlines()):
             command = text.split("  #", 1)[0].strip().removeprefix("$ ").strip()
             if command:
