@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Type
 
 import chess
 
-from .errors import BlindchessError
+from blindchess.errors import BlindchessError
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
 

@@ -20,7 +20,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from .errors import BlindchessError
+from blindchess.errors import BlindchessError
 from .player import Player
 
 

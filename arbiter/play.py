@@ -49,7 +49,7 @@ from typing import Any, Callable, Optional
 
 import chess
 
-from .errors import BlindchessError
+from blindchess.errors import BlindchessError
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .player import Player

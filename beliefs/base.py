@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.observations import Observation
 
 N_CHANNELS = 13

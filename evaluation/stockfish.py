@@ -37,7 +37,7 @@ from typing import Optional, Union
 import chess
 import chess.engine
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 
 logger = logging.getLogger(__name__)
 

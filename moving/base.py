@@ -20,7 +20,7 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
 

@@ -19,7 +19,7 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 

@@ -6,7 +6,7 @@ They subclass the built-in exception that says what went wrong (bad input is a
 
 from __future__ import annotations
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 
 
 class RemotePlayError(BlindchessError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import chess
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Square
 
 EMPTY = 0

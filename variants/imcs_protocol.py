@@ -43,7 +43,7 @@ from typing import Optional
 
 import chess
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color
 from blindchess.variants.geometry import code_piece, piece_code
 from blindchess.variants.minichess import MiniChessRules, Position

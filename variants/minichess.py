@@ -52,7 +52,7 @@ from typing import Optional
 
 import chess
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 from blindchess.variants.geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, Geometry, code_piece, piece_code
 

@@ -27,7 +27,7 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.variants.geometry import BLACK_OFFSET, EMPTY, KING, PAWN, QUEEN
 from blindchess.variants.minichess import PROMOTION_FLAG, MiniChessRules, Position, decode
 

@@ -13,7 +13,7 @@ import inspect
 import pkgutil
 
 import blindchess
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 
 DELIBERATE: dict[str, str] = {
     "blindchess.arbiter.watchdog.BotDeadlineExceeded": (

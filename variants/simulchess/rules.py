@@ -68,7 +68,7 @@ from typing import Optional
 
 import chess
 
-from blindchess.arbiter.errors import BlindchessError
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 
 NULL = chess.Move.null()
