@@ -14,6 +14,10 @@ past what fits in a turn, and the `ParticleFilter` bounds the cost. The rule:
   as the new base, so the exact set is caught up a piece at a time; when it reaches the
   present with at most ``switch_boards`` boards, exact mode resumes.
 
+An update that raises leaves the belief exactly as it was: the active part is
+transactional itself, and the hybrid's own bookkeeping (events, base, counters) is
+changed only after it accepted the event.
+
 Sensing is RBC's exact sensor here (the board set's filter); for a noisy sensor use
 `ParticleFilter` with a `NoisySensing` likelihood.
 """
@@ -31,8 +35,9 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 
 from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
-from .move_model import OpponentMoveModel
+from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
+from .validation import check_event
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +61,7 @@ class HybridBelief:
         switch_boards: int = 100_000,
         particles: int = 1000,
         *,
-        move_model: Optional[OpponentMoveModel] = None,
+        move_model: OpponentMoveModel = UNIFORM,
         expansion_factor: int = 40,
         rebuild_seconds: float = 1.0,
         seed: int = 0,
@@ -66,7 +71,7 @@ class HybridBelief:
             raise ValueError(f"need switch_boards >= 1 and expansion_factor >= 1, got {switch_boards}, {expansion_factor}")
         self.switch_boards = switch_boards
         self.particles = particles
-        self.move_model = move_model or OpponentMoveModel.uniform()
+        self.move_model = move_model
         self.expansion_cap = expansion_factor * switch_boards
         self.rebuild_seconds = rebuild_seconds
         self.seed = seed
@@ -105,13 +110,20 @@ class HybridBelief:
     # ------------------------------------------------------------------ updates
 
     def update(self, observation: Observation) -> None:
+        check_event(observation)
         if isinstance(observation, GameStarted):
-            self._active, self._events, self._base = self._exact_set(), [], None
+            fresh = self._exact_set()
+            fresh.update(observation)
+            self._active, self._events, self._base = fresh, [observation], None
             self.handovers = self.returns = self._past_recoveries = 0
+            return
         active = self._started()
+        base = None
         if isinstance(active, BoardSet) and isinstance(observation, OpponentMoved):
-            self._base = (len(self._events), active.copy())  # the last exact set, before it grows
-        active.update(observation)  # raises (bad input) before changing anything we keep
+            base = (len(self._events), active.copy())  # the last exact set, before it grows
+        active.update(observation)  # transactional: if it raises, nothing here has changed
+        if base is not None:
+            self._base = base
         self._events.append(observation)
         if isinstance(active, BoardSet):
             too_big = isinstance(observation, (SenseResult, MoveResult)) and len(active) > self.switch_boards

@@ -22,6 +22,7 @@ import os
 import numpy as np
 
 from blindchess.arbiter import Player
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.loading import PlayerLoadError, load_player
 
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
@@ -44,7 +45,7 @@ BOTS: dict[str, str] = {
 """Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
 
 
-class DuplicateBotNameError(ValueError):
+class DuplicateBotNameError(BlindchessError, ValueError):
     """A short name is already registered to another bot."""
 
 
@@ -67,7 +68,8 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     """``(name, cls)`` for a registered short name, else for a bot file or module (see `load_player`).
 
     Raises:
-        PlayerLoadError: `spec` is no registered name and cannot be loaded; the message lists the names.
+        PlayerLoadError: `spec` is no registered name and cannot be loaded; the message suggests the
+            closest registered names (``did you mean 'trout'?``) and lists them all.
     """
     target = BOTS.get(spec)
     if target is not None:
@@ -77,12 +79,18 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     try:
         return load_player(spec)
     except PlayerLoadError as error:
+<<<<<<< HEAD
         close = difflib.get_close_matches(spec, list(BOTS), n=1)
         suggestion = f"; did you mean {close[0]!r}?" if close else ""
         raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))}{suggestion})") from error
+=======
+        close = difflib.get_close_matches(spec, BOTS, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
+        raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
+>>>>>>> main
 
 
-class BotConstructionError(ValueError):
+class BotConstructionError(BlindchessError, ValueError):
     """A bot class could not be instantiated; the message names the class and the cause."""
 
 

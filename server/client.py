@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional, cast
 import chess
 import requests
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
@@ -33,7 +34,7 @@ from blindchess.server.arbiter_game import history_from_json
 logger = logging.getLogger(__name__)
 
 
-class ServerRefused(ValueError):
+class ServerRefused(BlindchessError, ValueError):
     """The server answered 4xx: the request itself is wrong (bad credentials, not your turn, ...)."""
 
     def __init__(self, status: int, url: str, message: str) -> None:
@@ -41,7 +42,11 @@ class ServerRefused(ValueError):
         self.status = status
 
 
-class ServerUnavailable(ConnectionError):
+class AuthenticationFailed(ServerRefused):
+    """The server answered 401: no such account, or the wrong password."""
+
+
+class ServerUnavailable(BlindchessError, ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
 
@@ -105,6 +110,8 @@ class ServerSession:
             if response.status_code >= 500:
                 last_problem = f"HTTP {response.status_code}"
                 continue
+            if response.status_code == 401:
+                raise AuthenticationFailed(response.status_code, url, f"authentication failed for user {self.username!r}: {_error_text(response)}")
             if response.status_code >= 400:
                 raise ServerRefused(response.status_code, url, _error_text(response))
             return response.json()
@@ -119,6 +126,15 @@ class ServerSession:
     # server and account
     def server_version(self) -> str:
         return str(self.get("/api/version")["version"])
+
+    def authenticate(self) -> None:
+        """Check the credentials now, with one authenticated request.
+
+        Raises:
+            AuthenticationFailed: no such account, or the wrong password.
+            ServerUnavailable: the server could not be reached.
+        """
+        self.bot_version()
 
     def register(self, email: str = "", affiliation: str = "") -> str:
         password = self._http.auth[1]  # type: ignore[index]

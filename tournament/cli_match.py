@@ -27,9 +27,7 @@ default, recon Mini-Chess or a teaching board (``random`` and ``recon`` play tho
 from __future__ import annotations
 
 import argparse
-import datetime
 import logging
-import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,6 +38,7 @@ import chess
 import numpy as np
 from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
 from blindchess.bots.registry import resolve_bot
 
 from .base import ExecutorError
@@ -64,6 +63,7 @@ def add_parser(subparsers: Any) -> None:
         help="play games between two bots and summarise them",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  blindchess match trout random --games 2 --seconds 60 --seed 1 --workers 2",
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
     parser.add_argument("black", help="second bot (Black in odd-numbered games)")
@@ -162,28 +162,6 @@ class MatchSummary:
         return "\n".join(rows)
 
 
-def unique_history_path(folder: Path, stem: str) -> Path:
-    """A new, exclusively created file ``<stem>.json`` in `folder` (``<stem>-1.json``, ... if taken)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1000):
-        path = folder / (f"{stem}.json" if attempt == 0 else f"{stem}-{attempt}.json")
-        try:
-            with open(path, "x"):
-                return path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free file name for {stem!r} in {folder}")
-
-
-def _safe_name(text: str) -> str:
-    return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
-
-
-def _result(winner: bool | None, reason: WinReason | None, white_label: str, black_label: str) -> str:
-    won = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
-    return f"{won} by {reason.name if reason is not None else '-'}"
-
-
 def _saved_game(out: Path, game_stem: str, progress: TextIO) -> GameHistory | None:
     """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
     for path in sorted(out.glob(f"*-{game_stem}.json")):
@@ -207,14 +185,14 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     summary = MatchSummary((BotRecord(labels[0]), BotRecord(labels[1])))
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
+    stamp = run_stamp()
     out = Path(args.out)
     bots = (BotSpec(labels[0], args.white), BotSpec(labels[1], args.black))
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
         white_name, black_name = (first, second) if white_index == 0 else (second, first)
-        game_stem = f"{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}"
+        game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
         saved = _saved_game(out, game_stem, progress) if args.resume else None
         if saved is not None:
             white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
@@ -222,7 +200,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
             summary.record(white_index, winner, reason, saved.num_turns(), None)
             progress.write(
                 f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-                f"{_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
+                f"{describe_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
             )
             continue
         spec = GameSpec(
@@ -271,7 +249,7 @@ def _record_game(
     path.write_text(result.history)
     progress.write(
         f"[{index + 1}/{games}] {white_label} (white) vs {black_label} (black): "
-        f"{_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
+        f"{describe_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
         f" seeds {spec.white_seed}/{spec.black_seed} -> {path}\n"
     )
     progress.flush()

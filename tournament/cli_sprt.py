@@ -36,6 +36,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "sprt", help="sequential test: play pairs until A is shown better than B or not", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  blindchess sprt attacker random --elo0 0 --elo1 10 --full-turn-limit 30",
     )  # fmt: skip
     parser.add_argument("a", help="the bot under test (short name, module or file)")
     parser.add_argument("b", help="the baseline")

@@ -45,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tournament", help="play a tournament from a TOML config and rate the players", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  blindchess tournament experiments/configs/sensing_ablation_quick.toml --workers 2",
     )  # fmt: skip
     parser.add_argument("config", help="the tournament's TOML file")
     parser.add_argument("--db", help="SQLite results file (default results/<name>.sqlite)")
