@@ -79,15 +79,9 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     try:
         return load_player(spec)
     except PlayerLoadError as error:
-<<<<<<< HEAD
-        close = difflib.get_close_matches(spec, list(BOTS), n=1)
-        suggestion = f"; did you mean {close[0]!r}?" if close else ""
-        raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))}{suggestion})") from error
-=======
         close = difflib.get_close_matches(spec, BOTS, n=3, cutoff=0.6)
         hint = f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
         raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
->>>>>>> main
 
 
 class BotConstructionError(BlindchessError, ValueError):

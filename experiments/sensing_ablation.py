@@ -36,13 +36,8 @@ import numpy as np
 from blindchess.arbiter import LocalGame, rules
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet
-<<<<<<< HEAD
 from blindchess.bots.presets import capped_board_set
-=======
-from blindchess.bots.presets import PRESETS, capped_board_set
-from blindchess.bots.trout_bot import TroutBot
 from blindchess.dependencies import MissingDependencyError, require
->>>>>>> main
 from blindchess.sensing import PLANNERS, SenseContext, make_planner
 from blindchess.sensing.support import belief_grid
 from blindchess.sensing.windows import WindowOutcomes

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
+from blindchess.errors import BlindchessError
+
 from .spec import GameResult, GameSpec
 
 
@@ -31,5 +33,5 @@ class Executor(Protocol):
         """Release the workers (processes, a Ray started for the run); `run` may start them again."""
 
 
-class ExecutorError(RuntimeError):
+class ExecutorError(BlindchessError, RuntimeError):
     """An executor could not start (e.g. no Ray cluster at the address given)."""

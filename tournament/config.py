@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from blindchess.errors import BlindchessError
+
 from .spec import BotSpec, GameSpec
 from .task import did_you_mean
 
@@ -59,7 +61,7 @@ _PLAYER_KEYS = {"bot": str, "settings": dict}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
-class ConfigError(ValueError):
+class ConfigError(BlindchessError, ValueError):
     """A config that cannot be run; the message names the file, the table and the key."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from blindchess.errors import BlindchessError
+
 from .base import Executor
 from .spec import GameSpec
 from .store import ResultStore
@@ -24,7 +26,7 @@ from .store import ResultStore
 logger = logging.getLogger(__name__)
 
 
-class SetupError(ValueError):
+class SetupError(BlindchessError, ValueError):
     """A game could not start for a reason every game shares (the message is the game's error)."""
 
 

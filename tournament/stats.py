@@ -39,6 +39,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import norm
 
+from blindchess.errors import BlindchessError
+
 REGULARIZATION = 1e-3
 """The count an empty outcome cell gets in the SPRT (fishtest's ``regularize``)."""
 
@@ -46,7 +48,7 @@ PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The five totals of a colour-swapped pair, the index of a pentanomial count."""
 
 
-class StatisticsError(ValueError):
+class StatisticsError(BlindchessError, ValueError):
     """An input outside what a statistic is defined for (the message quotes it)."""
 
 

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blindchess.errors import BlindchessError
+
 from .spec import GameResult, GameSpec
 
 SCHEMA = """
@@ -42,7 +44,7 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
-class StoreConflictError(ValueError):
+class StoreConflictError(BlindchessError, ValueError):
     """The database holds a game under a key the schedule gives to a different game."""
 
 

@@ -36,6 +36,8 @@ from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
 from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 
+from blindchess.errors import BlindchessError
+
 from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
@@ -58,11 +60,11 @@ _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
 """Settings whose JSON value becomes an object: ``limit = {depth = 1}`` is ``chess.engine.Limit(depth=1)``."""
 
 
-class UnknownVariantError(ValueError):
+class UnknownVariantError(BlindchessError, ValueError):
     """A variant name that is not in `VARIANTS` (the message suggests the closest)."""
 
 
-class BotSettingError(ValueError):
+class BotSettingError(BlindchessError, ValueError):
     """A setting the bot's constructor does not take (the message lists the ones it does)."""
 
 
