@@ -27,7 +27,7 @@ def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
     dies_once, dies_always = dying_bot(tmp_path, once=True), dying_bot(tmp_path, once=False)
     players = f'[players.dies-once]\nbot = "{dies_once}"\n[players.random]\nbot = "random"\n'
     config = write_config(tmp_path, players, games=4)
-    _run(config, tmp_path / "pool.sqlite", PoolExecutor(2, max_attempts=2))
+    _run(config, tmp_path / "pool.sqlite", PoolExecutor(2))
     assert dies_once.with_suffix(".died").exists()  # a worker really was killed mid-game
     pool = recorded(tmp_path / "pool.sqlite")
     schedule = [spec.key for spec in load_config(config).schedule()]
