@@ -42,7 +42,7 @@ from blindchess.arbiter import GameHistory, LocalGame, Player, WinReason, play_l
 
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES, BotProcessDied, IsolatedBotError, isolated_player
 from blindchess.arbiter.loading import PlayerLoadError
-from blindchess.arguments import non_negative_seconds, output_folder, positive_seconds
+from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 
 from .registry import BotConstructionError, make_bot, resolve_bot
 
@@ -58,12 +58,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
     parser.add_argument("black", help="second bot (Black in odd-numbered games)")
-    parser.add_argument("--games", type=_positive_int, default=1, help="number of games (default 1)")
+    parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
     parser.add_argument("--seconds", type=positive_seconds, default=900.0, help="clock per player in seconds (default 900)")
     parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added per turn (default 5)")
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
     parser.add_argument("--out", type=output_folder, default="games", help="folder for the game histories (default ./games)")
-    parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -77,19 +77,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--memory-limit",
-        type=_positive_int,
+        type=positive_int,
         default=MEMORY_LIMIT_BYTES // 2**20,
         metavar="MIB",
         help=f"with --isolate: address space each bot may map beyond its process's start (default {MEMORY_LIMIT_BYTES // 2**20})",
     )
     parser.set_defaults(run=run)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
 
 
 @dataclass

@@ -7,18 +7,27 @@ import logging
 import sys
 from typing import Any
 
+from blindchess.arguments import database_path, listen_port, non_negative_seconds, positive_int, positive_seconds
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("serve", help="run a reconchess-compatible RBC game server")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
-    parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
-    parser.add_argument("--seconds-per-player", type=float, default=900.0, help="clock of each player in a new game")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added to a clock after each turn")
-    parser.add_argument("--full-turn-limit", type=int, default=None, help="draw after this many full turns")
-    parser.add_argument("--reversible-moves-limit", type=int, default=100, help="draw after this many reversible half-moves")
+    parser.add_argument("--port", type=listen_port, default=8000, help="TCP port; 0 picks a free one (printed on start)")
     parser.add_argument(
-        "--start-timeout", type=float, default=300.0, help="withdraw a game whose players are not both ready after this many seconds"
+        "--db", type=database_path, default="blindchess-server.sqlite3", help="SQLite database file (created if missing, mode 0600)"
+    )
+    parser.add_argument("--seconds-per-player", type=positive_seconds, default=900.0, help="clock of each player in a new game")
+    parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added to a clock after each turn")
+    parser.add_argument("--full-turn-limit", type=positive_int, default=None, help="draw after this many full turns")
+    parser.add_argument(
+        "--reversible-moves-limit", type=positive_int, default=100, help="draw after this many reversible half-moves"
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=positive_seconds,
+        default=300.0,
+        help="withdraw a game whose players are not both ready after this many seconds",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the ranked scheduler's random choices")
     parser.set_defaults(run=run)

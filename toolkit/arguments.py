@@ -45,15 +45,37 @@ def non_negative_seconds(text: str) -> float:
     return value
 
 
-def port(text: str) -> int:
-    """A TCP port to listen on or connect to: 1..65535."""
+def _integer(text: str, low: int, high: float, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a port number 1..65535, got {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number 1..65535, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A count: 1 or more."""
+    return _integer(text, 1, math.inf, "a whole number >= 1")
+
+
+def port(text: str) -> int:
+    """A TCP port to connect to: 1..65535."""
+    return _integer(text, 1, 65535, "a port number 1..65535")
+
+
+def listen_port(text: str) -> int:
+    """A TCP port to listen on: 1..65535, or 0 for any free one."""
+    return _integer(text, 0, 65535, "a port number 0..65535 (0: any free port)")
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """A server address ``HOST:PORT``."""
+    host, _, number = text.rpartition(":")
+    if not host:
+        raise argparse.ArgumentTypeError(f"server {text!r} is not HOST:PORT")
+    return host, port(number)
 
 
 def database_path(text: str) -> str:
@@ -94,4 +116,7 @@ def output_folder(text: str) -> str:
     return text
 
 
-__all__ = ["database_path", "existing_file", "non_negative_seconds", "output_folder", "port", "positive_seconds"]
+__all__ = [
+    "database_path", "existing_file", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
+    "positive_int", "positive_seconds",
+]  # fmt: skip
