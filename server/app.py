@@ -98,7 +98,14 @@ class MoveRequest(_Body):
     requested_move: Optional[MoveJSON] = Field(description="The move to request, or null to pass.")
 
 
-_basic = HTTPBasic(auto_error=False)  # declares the scheme in the schema; the header is decoded by _credentials
+class _BasicScheme(HTTPBasic):
+    """Declares HTTP basic auth in the schema; decodes nothing (FastAPI's decodes ASCII only: see `_credentials`)."""
+
+    async def __call__(self, request: Request) -> None:  # type: ignore[override]
+        return None
+
+
+_basic = _BasicScheme(auto_error=False)
 
 
 def _credentials(request: Request) -> tuple[str, str]:

@@ -34,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig
 
@@ -52,7 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         serve(args.db, args.host, args.port, config, announce)
+    except (DatabaseInUse, StoreUnavailable) as error:
+        print(f"blindchess serve: error: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
-        print(f"blindchess serve: {error}", file=sys.stderr)
+        print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0

@@ -64,11 +64,22 @@ def make_server(service: Service, access_log: bool = False) -> uvicorn.Server:
     return uvicorn.Server(config)
 
 
-def serve(db_path: str | Path, host: str, port: int, config: ServerConfig, announce: Optional[Callable[[str], None]] = None) -> None:
-    """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command."""
-    store = Store(db_path)
-    service = Service(store, config)
-    sock = bind(host, port)
+def serve(
+    db_path: str | Path,
+    host: str,
+    port: int,
+    config: ServerConfig,
+    announce: Optional[Callable[[str], None]] = None,
+    store_class: Callable[[str | Path], Store] = Store,
+) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command (`store_class`: tests inject faults)."""
+    store = store_class(db_path)
+    try:
+        service = Service(store, config)
+        sock = bind(host, port)
+    except BaseException:
+        store.close()
+        raise
     housekeeper = Housekeeper(service)
     housekeeper.start()
     if announce is not None:

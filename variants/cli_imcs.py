@@ -76,7 +76,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
     except OSError as error:
-        print(f"blindchess imcs-serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        print(f"blindchess imcs-serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
     host, port = server.server_address[:2]
     print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
