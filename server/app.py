@@ -38,8 +38,9 @@ from fastapi import Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPBasic
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -61,6 +62,11 @@ STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id.")]
 
 
+def _integral(value: Any) -> Any:
+    """JSON does not tell 61 from 61.0 (JSON Schema's integer includes both); anything else stays as sent."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -73,7 +79,7 @@ class Registration(_Body):
 
 
 class MaxGames(_Body):
-    max_games: StrictInt = Field(ge=0, le=1000)
+    max_games: Annotated[StrictInt, BeforeValidator(_integral)] = Field(ge=0, le=1000)
 
 
 class Ranked(_Body):
@@ -86,12 +92,14 @@ class Invitation(_Body):
 
 
 class SenseRequest(_Body):
-    square: Optional[StrictInt] = Field(ge=0, le=63, description="The centre of the 3x3 window, or null to skip.")
+    square: Optional[Annotated[StrictInt, BeforeValidator(_integral)]] = Field(
+        ge=0, le=63, description="The centre of the 3x3 window, or null to skip."
+    )
 
 
 class MoveJSON(_Body):
     type: Literal["Move"]
-    value: StrictStr = Field(min_length=1, max_length=16, description="UCI, e.g. e2e4 or a7a8q.")
+    value: StrictStr = Field(pattern="^[a-h][1-8][a-h][1-8][qrbnk]?$", description="UCI, e.g. e2e4 or a7a8q.")
 
 
 class MoveRequest(_Body):
@@ -211,7 +219,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _documented("bad input, or an action at the wrong time"),
     401: _documented("no credentials, or wrong ones"),
     403: _documented("not your game or invitation"),
-    404: _documented("no such game"),
+    404: _documented("no such game, invitation or user"),
     409: _documented("username taken"),
     413: _documented(f"request body over {MAX_BODY_BYTES} bytes"),
     429: _documented("too many failed logins lately", retry_after=True),
@@ -224,7 +232,8 @@ def _validation_message(error: RequestValidationError) -> str:
     parts = []
     for item in error.errors():
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body") or "body"
-        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        got = "" if "input" not in item or isinstance(item["input"], (dict, list)) else f" (got {item['input']!r:.60})"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}{got}")
     return "; ".join(parts) or "invalid request"
 
 
@@ -249,7 +258,13 @@ def build_app(service: Service) -> ASGIApp:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail))
+        response = _error(error.status_code, str(error.detail))
+        response.headers.update(error.headers or {})
+        if error.status_code == 405:  # Starlette lists one route's methods; a path has a route per method
+            routes = [route for route in app.routes if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)]
+            methods = {method for route in routes for method in route.methods or ()}
+            response.headers["Allow"] = ", ".join(sorted(methods))
+        return response
 
     # server and users
     @app.get("/api/version")

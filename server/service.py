@@ -199,7 +199,7 @@ class Service:
         with self._lock:
             other = self.store.user_by_name(opponent)
             if other is None:
-                raise InvalidRequest(f"no user named {opponent!r}")
+                raise NotFound(f"no user named {opponent!r}")
             if other.id == user.id:
                 raise InvalidRequest("you cannot invite yourself")
             white, black = (user, other) if color else (other, user)
@@ -388,7 +388,7 @@ class Service:
     def _invitation(self, user: UserRow, invitation_id: int) -> Any:
         invitation = self.store.invitation(invitation_id)
         if invitation is None:
-            raise InvalidRequest(f"invitation {invitation_id} does not exist")
+            raise NotFound(f"invitation {invitation_id} does not exist")
         if int(invitation["recipient_id"]) != user.id:
             raise NotAPlayer(f"invitation {invitation_id} is not yours")
         return invitation
