@@ -102,6 +102,7 @@ def run_phase(server: ServerProcess, db: Path, n_games: int, processes: int, pol
         "cpu_ms": 1000 * cpu_used / max(1, len(latencies)),
         "errors": errors,
         "lost": lost,
+        "latencies": latencies,
     }
 
 

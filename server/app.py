@@ -143,9 +143,9 @@ async def _current_user(request: Request, _scheme: Annotated[Any, Depends(_basic
     """
     username, password = _credentials(request)
     service: Service = request.app.state.service
-    user = service.authenticate(username, password, allow_slow=False)
+    address = request.client.host if request.client is not None else ""
+    user = service.authenticate(username, password, allow_slow=False, address=address)
     if user is None:
-        address = request.client.host if request.client is not None else ""
         user = await run_in_threadpool(lambda: service.authenticate(username, password, address=address))
     assert user is not None
     return user

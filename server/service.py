@@ -112,6 +112,7 @@ class Service:
                 if _lookalike_key(user.username) == key:
                     raise UsernameTaken(f"username {username!r} is too like the existing {user.username!r}")
             self.store.add_user(username, email, affiliation, password_hash)
+        self._credentials.remember(username, password, password_hash)  # its first login needs no second scrypt
         logger.info("registered user %r", username)
         return username
 
@@ -137,9 +138,10 @@ class Service:
             user = self.store.user_by_name(username)
         stored = self._decoy_hash if user is None else user.password_hash
         if user is None or not self._credentials.check_cached(username, password, stored):
+            keys = self.throttle.keys(username, address)
+            self.throttle.refuse_if_throttled(keys)  # before any slow work, and before a thread hand-off
             if not allow_slow:
                 return None
-            keys = self.throttle.keys(username, address)
             with self.throttle.attempt(keys):  # 429 when throttled; at most a few slow checks at once
                 valid = verify_password(password, stored) if user is None else self._credentials.check(username, password, stored)
                 if user is None or not valid:

@@ -73,12 +73,13 @@ class LoginThrottle:
     @contextmanager
     def attempt(self, keys: tuple[str, ...]) -> Iterator[None]:
         """Run one slow check for `keys`: refused when throttled (checked again after waiting for a slot)."""
-        self._refuse_if_throttled(keys)
+        self.refuse_if_throttled(keys)
         with self._checks:
-            self._refuse_if_throttled(keys)
+            self.refuse_if_throttled(keys)
             yield
 
-    def _refuse_if_throttled(self, keys: tuple[str, ...]) -> None:
+    def refuse_if_throttled(self, keys: tuple[str, ...]) -> None:
+        """Raise `TooManyAttempts` (with the wait) when any of `keys` is over its limit."""
         wait = self.retry_after(keys)
         if wait > 0:
             raise TooManyAttempts(f"too many failed logins; retry in {wait:.0f} s", retry_after=wait)
