@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional
 import chess
 
 from .history import GameHistory
+from .player import Player
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def _serve(connection: multiprocessing.connection.Connection, factory: Callable[
             connection.send(("error", f"answer of {callback} cannot be sent: {type(error).__name__}: {error}", ""))
 
 
-class IsolatedPlayer:
+class IsolatedPlayer(Player):
     """Stands in for a bot running in its own process; see the module docstring.
 
     Build it with `isolated_player`, which names its class after the bot's, so histories and
@@ -197,7 +198,7 @@ class IsolatedPlayer:
     def handle_move_result(self, *args: Any) -> None:
         self._call("handle_move_result", args)
 
-    def handle_game_end(self, winner_color: Any, win_reason: Any, game_history: GameHistory) -> None:
+    def handle_game_end(self, winner_color: Any, win_reason: Any, game_history: Any) -> None:
         """Sends the history as its JSON (the bot gets a loaded copy): truth snapshots do not pickle."""
         if self._stopped:
             return  # the fault that stopped it is recorded already; there is nobody to tell

@@ -295,7 +295,7 @@ def _build(args: argparse.Namespace, player_class: type[Player], seed: int) -> P
     if not args.isolate:
         return make_bot(player_class, seed)
     try:
-        player: Player = isolated_player(player_class, functools.partial(make_bot, player_class, seed), args.memory_limit * 2**20)  # type: ignore[assignment]
+        player: Player = isolated_player(player_class, functools.partial(make_bot, player_class, seed), args.memory_limit * 2**20)
     except (IsolatedBotError, BotProcessDied) as error:
         raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
     return player

@@ -15,7 +15,7 @@ import argparse
 import functools
 import time
 
-from blindchess.arbiter import LocalGame, play_local_game
+from blindchess.arbiter import LocalGame, Player, play_local_game
 from blindchess.arbiter.isolation import isolated_player
 from blindchess.bots.random_bot import RandomBot
 
@@ -23,6 +23,8 @@ from blindchess.bots.random_bot import RandomBot
 def _play(seed: int, isolate: bool) -> tuple[float, float, int, str]:
     """One game; returns (seconds to start the bots, seconds to play, turns, history JSON)."""
     started = time.perf_counter()
+    white: Player
+    black: Player
     if isolate:
         white = isolated_player(RandomBot, functools.partial(RandomBot, rng=seed))
         black = isolated_player(RandomBot, functools.partial(RandomBot, rng=seed + 1))
