@@ -28,6 +28,7 @@ check) run in worker threads.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import logging
@@ -53,6 +54,9 @@ logger = logging.getLogger(__name__)
 
 RECONCHESS_VERSION = "1.6.9"
 """What ``GET /api/version`` answers: rc-connect refuses any server whose version differs from its own."""
+
+THROTTLED_ANSWER_DELAY_S = 1.0
+"""How long a 429 for too many failed logins takes to arrive (see `remote_play_error`)."""
 
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted (a registration with the longest password is under 2 KiB)."""
@@ -245,6 +249,10 @@ def build_app(service: Service) -> ASGIApp:
     @app.exception_handler(RemotePlayError)
     async def remote_play_error(request: Request, error: RemotePlayError) -> JSONResponse:
         retry_after = getattr(error, "retry_after", None) if isinstance(error, (TooManyAttempts, StoreUnavailable)) else None
+        if isinstance(error, TooManyAttempts):
+            # A throttled guesser waits for its refusal (asleep on the event loop, no thread held):
+            # forty threads guessing then cost the server a few requests a second, not hundreds.
+            await asyncio.sleep(min(THROTTLED_ANSWER_DELAY_S, error.retry_after))
         return _error(error.status, str(error), retry_after)
 
     @app.exception_handler(sqlite3.Error)
