@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import functools
 import logging
-import os
 import random
 import signal
 import sys
@@ -42,6 +40,7 @@ from blindchess.arbiter import GameHistory, LocalGame, Player, WinReason, play_l
 
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES, BotProcessDied, IsolatedBotError, isolated_player
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
 from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 
 from .registry import BotConstructionError, make_bot, resolve_bot
@@ -158,28 +157,6 @@ class MatchSummary:
         return "\n".join(rows)
 
 
-def unique_history_path(folder: Path, stem: str) -> Path:
-    """A new, exclusively created file ``<stem>.json`` in `folder` (``<stem>-1.json``, ... if taken)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1000):
-        path = folder / (f"{stem}.json" if attempt == 0 else f"{stem}-{attempt}.json")
-        try:
-            with open(path, "x"):
-                return path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free file name for {stem!r} in {folder}")
-
-
-def _safe_name(text: str) -> str:
-    return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
-
-
-def _result(winner: Optional[bool], reason: Optional[WinReason], white_label: str, black_label: str) -> str:
-    won = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
-    return f"{won} by {reason.name if reason is not None else '-'}"
-
-
 def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHistory]:
     """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
     for path in sorted(out.glob(f"*-{game_stem}.json")):
@@ -212,7 +189,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         random.seed(args.seed)  # reconchess's bots draw from the random module
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
+    stamp = run_stamp()
     plan = _Plan(args, (first, second), seeds, stamp, Path(args.out), summary, progress)
     with _watch_for_interrupt() as interrupted:
         for index in range(args.games):
@@ -232,14 +209,14 @@ def _play_game(plan: _Plan, index: int) -> None:
     first, second = plan.bots
     (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
     white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
-    game_stem = f"{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}"
+    game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
     saved = _saved_game(plan.out, game_stem, progress) if args.resume else None
     if saved is not None:
         winner, reason = saved.get_winner_color(), saved.get_win_reason()
         summary.record(white_index, winner, reason, saved.num_turns(), None)
         progress.write(
             f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-            f"{_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
+            f"{describe_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
         )
         return
     game: LocalGame[Any] = LocalGame(seconds_per_player=args.seconds, seconds_increment=args.increment, full_turn_limit=args.full_turn_limit)
@@ -261,7 +238,7 @@ def _play_game(plan: _Plan, index: int) -> None:
     history.save(str(path))
     progress.write(
         f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-        f"{_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
+        f"{describe_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
         f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
     )
     progress.flush()

@@ -50,6 +50,10 @@ class ServerRefused(ValueError):
         self.status = status
 
 
+class AuthenticationFailed(ServerRefused):
+    """The server answered 401: no such account, or the wrong password."""
+
+
 class ServerUnavailable(ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
@@ -119,6 +123,9 @@ class ServerSession:
                     if attempt:
                         logger.warning("%s %s answered after %d retries", method, url, attempt)
                     return response.json()
+                if response.status_code == 401:
+                    message = f"authentication failed for user {self.username!r}: {_error_text(response)}"
+                    raise AuthenticationFailed(response.status_code, url, message)
                 if response.status_code < 500 and response.status_code != 429:
                     raise ServerRefused(response.status_code, url, _error_text(response))
                 last_problem = f"HTTP {response.status_code}: {_error_text(response)}"
@@ -140,6 +147,15 @@ class ServerSession:
     # server and account
     def server_version(self) -> str:
         return str(self.get("/api/version")["version"])
+
+    def authenticate(self) -> None:
+        """Check the credentials now, with one authenticated request.
+
+        Raises:
+            AuthenticationFailed: no such account, or the wrong password.
+            ServerUnavailable: the server could not be reached.
+        """
+        self.bot_version()
 
     def register(self, email: str = "", affiliation: str = "") -> str:
         body = {"username": self.username, "password": self.password, "email": email, "affiliation": affiliation}

@@ -59,7 +59,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     def flaky(path: str | Path) -> Store:
         return FlakyStore(path, own.fail_commits, own.seed)
 
-    serve(args.db, args.host, args.port, config, lambda url: print(f"serving on {url} (database {args.db})", flush=True), flaky)
+    serve(args.db, args.host, args.port, config, lambda url: print(f"serving on {url} (database {args.db})", flush=True), store_class=flaky)
 
 
 def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[str, ServerSession]:
