@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import sqlite3
 import stat
 import statistics
