@@ -25,6 +25,7 @@ from typing import Protocol, runtime_checkable
 import chess
 import numpy as np
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.observations import Observation
 
 N_CHANNELS = 13
@@ -42,7 +43,7 @@ def channel(piece: chess.Piece | None) -> int:
     return piece.piece_type + (0 if piece.color == chess.WHITE else 6)
 
 
-class BeliefError(ValueError):
+class BeliefError(BlindchessError, ValueError):
     """Base class of the errors a belief raises."""
 
 

@@ -31,6 +31,7 @@ import chess
 import requests
 import requests.auth
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
@@ -42,7 +43,7 @@ from blindchess.server.arbiter_game import history_from_json
 logger = logging.getLogger(__name__)
 
 
-class ServerRefused(ValueError):
+class ServerRefused(BlindchessError, ValueError):
     """The server answered 4xx: the request itself is wrong (bad credentials, not your turn, ...)."""
 
     def __init__(self, status: int, url: str, message: str) -> None:
@@ -54,7 +55,7 @@ class AuthenticationFailed(ServerRefused):
     """The server answered 401: no such account, or the wrong password."""
 
 
-class ServerUnavailable(ConnectionError):
+class ServerUnavailable(BlindchessError, ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
 
