@@ -42,6 +42,8 @@ from typing import Any, Callable, Optional
 
 import chess
 
+from blindchess.errors import BlindchessError
+
 from .history import GameHistory
 from .player import Player
 
@@ -64,7 +66,7 @@ CALLBACKS = (
 )
 
 
-class IsolatedBotError(Exception):
+class IsolatedBotError(BlindchessError):
     """An isolated bot raised; the message is the bot's ``Type: message``, `remote_traceback` its traceback."""
 
     def __init__(self, message: str, remote_traceback: str) -> None:
@@ -72,7 +74,7 @@ class IsolatedBotError(Exception):
         self.remote_traceback = remote_traceback
 
 
-class BotProcessDied(Exception):
+class BotProcessDied(BlindchessError):
     """An isolated bot's process ended without answering (``os._exit``, a signal, the memory limit)."""
 
 

@@ -62,5 +62,5 @@ class StoreUnavailable(RemotePlayError, OSError):
     retry_after = 1.0
 
 
-class DatabaseInUse(OSError):
+class DatabaseInUse(BlindchessError, OSError):
     """Another server already serves this database file (one server per database)."""
