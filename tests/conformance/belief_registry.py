@@ -2,7 +2,9 @@
 
 A factory builds a fresh belief from its settings only (no game yet). ``exact``
 says whether the belief claims to hold every consistent board (then the suite also
-checks that the true board is always a member).
+checks that the true board is always a member). ``sample_marginals`` gives the marginals
+its samples follow: the belief's own, except for a belief whose `marginals` are a
+model's fast estimate (the neural posterior), whose samples follow its weighted boards.
 """
 
 from __future__ import annotations
@@ -10,7 +12,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from blindchess.beliefs import Belief, BoardSet, HybridBelief, NoisySensing, OpponentMoveModel, ParticleFilter, ReferenceBoardSet
+import numpy as np
+
+from blindchess.beliefs import (
+    Belief, BoardSet, HybridBelief, LearnedPrior, NeuralPosterior, NoisySensing, OpponentMoveModel, ParticleFilter,
+    ReferenceBoardSet, weighted,
+)  # fmt: skip
+
+
+def _own_marginals(belief: Belief) -> np.ndarray:
+    return belief.marginals()
+
+
+def _support_marginals(belief: Belief) -> np.ndarray:
+    assert isinstance(belief, NeuralPosterior)
+    return belief.support_marginals()
 
 
 @dataclass(frozen=True)
@@ -18,6 +34,7 @@ class BeliefFactory:
     name: str
     make: Callable[[], Belief]
     exact: bool
+    sample_marginals: Callable[[Belief], np.ndarray] = _own_marginals
 
 
 BELIEF_FACTORIES: list[BeliefFactory] = [
@@ -28,4 +45,6 @@ BELIEF_FACTORIES: list[BeliefFactory] = [
     BeliefFactory("particles-30", lambda: ParticleFilter(30, seed=1), exact=True),
     BeliefFactory("particles-noisy", lambda: ParticleFilter(200, likelihood=NoisySensing(0.05), seed=1), exact=False),
     BeliefFactory("hybrid-40", lambda: HybridBelief(switch_boards=40, particles=30, seed=1), exact=True),
+    BeliefFactory("neural", lambda: NeuralPosterior(max_boards=None), exact=True, sample_marginals=_support_marginals),
+    BeliefFactory("boardset-learned-prior", lambda: weighted(BoardSet(max_boards=None), LearnedPrior()), exact=True),
 ]
