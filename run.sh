@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One entry point for a fresh machine: installs what is missing (Stockfish, the
-# blindchess package and its test dependencies), then runs a job.
+# One entry point for a fresh machine: installs what is missing (Stockfish, Chromium for the
+# viewer's browser test, the blindchess package and its test dependencies), then runs a job.
 #
 #   bash run.sh          set up, then play trout vs random and print the result
-#   bash run.sh test     set up, then run the whole test suite
+#   bash run.sh test     set up, then run the whole test suite (about 5-6 minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,6 +15,16 @@ ensure_stockfish() {
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq >&2 || true
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq stockfish >&2
+}
+
+ensure_chromium() {
+    # The viewer's end-to-end test drives Debian's Chromium (Playwright never downloads a browser here).
+    if [ -x /usr/bin/chromium ]; then return; fi
+    echo "run.sh: installing Chromium (apt-get install -y chromium)" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >&2 || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
 }
 
 install_state() {
@@ -29,7 +39,7 @@ ensure_package() {
     # install is setuptools' strict mode: a tree of links that mypy, IDEs and import-graph tools
     # can follow (the default mode's import hook is invisible to them).
     local stamp=".install-stamp"
-    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis" 2>/dev/null; then
+    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis, playwright" 2>/dev/null; then
         return
     fi
     echo "run.sh: installing blindchess (pip install -e .[test], strict editable mode)" >&2
@@ -40,10 +50,13 @@ ensure_package() {
 }
 
 ensure_stockfish
+ensure_chromium
 ensure_package
 
 case "${1:-play}" in
     play) exec python3 -m blindchess match trout random ;;
-    test) exec python3 -m pytest -q -n 2 ;;
+    # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
+    # tests and the totals.
+    test) exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
     *) echo "usage: bash run.sh [play|test]" >&2; exit 2 ;;
 esac

@@ -20,7 +20,7 @@ from .board_set import BoardSet
 from .board_weights import BoardWeighting, StockfishSigmoid, Weighted, WeightingError, weighted
 from .hybrid import HybridBelief
 from .likelihood import ExactSensing, NoisySensing, SenseLikelihood
-from .move_model import MoveModelError, OpponentMoveModel
+from .move_model import UNIFORM, MoveModelError, OpponentMoveModel
 from .particle_filter import ParticleFilter
 from .player_mixin import BeliefPlayerMixin
 from .reference import ReferenceBoardSet
@@ -45,6 +45,7 @@ __all__ = [
     "ReferenceBoardSet",
     "SenseLikelihood",
     "StockfishSigmoid",
+    "UNIFORM",
     "UnexpectedObservationError",
     "Weighted",
     "WeightedBoards",

@@ -136,8 +136,10 @@ def test_replay_prints_every_turn_and_the_result(capsys, tmp_path):
     last = history.last_turn()
     requested, taken, _ = history.move_result(last)
     assert f"requested {requested.uci() if requested else 'pass'}, taken {taken.uci() if taken else 'pass'}" in stdout
-    winner = chess.COLOR_NAMES[history.get_winner_color()]
-    assert stdout.rstrip().endswith(f"result: {winner} wins by {history.get_win_reason().name}")
+    winner = history.get_winner_color()
+    name = history.get_white_player_name() if winner else history.get_black_player_name()
+    reason = history.get_win_reason().name.lower().replace("_", " ")
+    assert stdout.rstrip().endswith(f"result: {chess.COLOR_NAMES[winner]} ({name}) won by {reason}")
     assert main(["replay", str(files[0]), "--all", "--color", "black"]) == 0
     assert capsys.readouterr().out.count("== turn ") == history.num_turns(chess.BLACK)
 

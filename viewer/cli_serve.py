@@ -1,15 +1,36 @@
-"""`blindchess serve`: run a reconchess-compatible game server."""
+"""`blindchess serve`: run a reconchess-compatible game server, with the viewer's pages for its games.
+
+The command lives with the viewer because it serves both: the reconchess HTTP API under
+``/api/`` and the viewer's pages (leaderboard, games in progress, recent games and
+their replays) everywhere else, on one port.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+from blindchess.dependencies import require
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="run a reconchess-compatible RBC game server")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run a reconchess-compatible RBC game server",
+        description=(
+            "Run an RBC game server that speaks reconchess's HTTP API, so reconchess's own rc-connect,"
+            " rc-register and RemoteGame play on it unchanged. Accounts, games and ratings live in one"
+            " SQLite file; an unfinished game goes on after a restart. The viewer's pages for its games"
+            " (leaderboard, games in progress, replays) are served on the same port."
+        ),
+        epilog="example:\n  blindchess serve --port 8000 --db games.sqlite3",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
     parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
@@ -25,8 +46,13 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("fastapi", "uvicorn", extra="server")
+    from blindchess.server.app import build_app
     from blindchess.server.server import serve
-    from blindchess.server.service import ServerConfig
+    from blindchess.server.service import ServerConfig, Service
+    from blindchess.viewer.app import PathDispatch, build_viewer
+    from blindchess.viewer.library import GameLibrary
+    from blindchess.viewer.state import ViewerState
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig(
@@ -38,11 +64,14 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
 
+    def build(service: Service) -> ASGIApp:
+        return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
+
     def announce(url: str) -> None:
-        print(f"serving on {url} (database {args.db})", flush=True)
+        print(f"serving on {url} (database {args.db}; pages at {url}/server)", flush=True)
 
     try:
-        serve(args.db, args.host, args.port, config, announce)
+        serve(args.db, args.host, args.port, config, announce, build)
     except OSError as error:
         print(f"blindchess serve: {error}", file=sys.stderr)
         return 1
