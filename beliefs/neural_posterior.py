@@ -11,8 +11,8 @@ predicts, per square, the opponent's piece there. That gives two things:
   ``p_t`` the network's marginals after event ``t``; the floor keeps every consistent board
   possible whatever the network says (against an opponent it never saw, too).
 - `NeuralPosterior`, a `Belief`: `marginals` are the network's (constant time, whatever the
-  size of the board set), and everything about boards comes from a capped `BoardSet`
-  weighted by `LearnedPrior`:
+  size of the board set), and everything about boards comes from a capped, unweighted
+  `BoardSet` (no opponent-move model: the network is the opponent model) weighted by `LearnedPrior`:
 
   * `sample` draws from the weighted set, so every sample is consistent with the observations;
   * ``__contains__`` and ``len`` are the set's (a board has non-zero probability iff the set holds it);
@@ -135,7 +135,7 @@ class NeuralPosterior(Weighted):
         temperature: float = 1.0,
         mix: float = 0.05,
     ) -> None:
-        super().__init__(BoardSet(max_boards=max_boards), LearnedPrior(model, floor, temperature), mix)
+        super().__init__(BoardSet(max_boards=max_boards, move_model=None), LearnedPrior(model, floor, temperature), mix)
 
     @property
     def prior(self) -> LearnedPrior:

@@ -76,7 +76,7 @@ def top_k(weights: np.ndarray, truth: np.ndarray, k: int) -> float:
 def score_stream(
     events: list[Observation], truths: list[chess.Board], prior: LearnedPrior, stockfish: StockfishSigmoid, buckets: dict[tuple[int, int], Bucket], times: list[float], args: argparse.Namespace
 ) -> None:
-    exact = BoardSet(max_boards=args.exact_cap)
+    exact = BoardSet(max_boards=args.exact_cap, move_model=None)  # uniform over the consistent boards
     for event, truth in zip(events, truths):
         if isinstance(event, GameEnded):
             break
