@@ -65,11 +65,11 @@ class Bucket:
     ce_neural: float = 0.0
 
 
-def top_k(weights: np.ndarray, truth: np.ndarray, k: int) -> float:
-    """Probability that the truth is among the k heaviest placements (ties broken at random)."""
-    p = weights[truth].sum()
-    others = np.delete(weights, np.flatnonzero(truth))
-    greater, equal = int((others > p + 1e-15).sum()), int((np.abs(others - p) <= 1e-15).sum())
+def top_k(placement_weights: np.ndarray, truth: int, k: int) -> float:
+    """Probability that placement `truth` is among the k heaviest placements (ties broken at random)."""
+    p = placement_weights[truth]
+    others = np.delete(placement_weights, truth)
+    greater, equal = int((others > p * (1 + 1e-9)).sum()), int((np.abs(others - p) <= p * 1e-9).sum())
     return float(np.clip((k - greater) / (equal + 1), 0.0, 1.0))
 
 
@@ -92,16 +92,18 @@ def score_stream(
         n = len(exact)
         bucket = buckets[next(b for b in BUCKETS if b[0] <= n <= b[1])]
         grid = exact.piece_grid()
-        truth_rows = (grid == truth_channels(truth)).all(axis=1)
+        placements, placement_of = np.unique(grid, axis=0, return_inverse=True)
+        truth_placement = int(np.flatnonzero((placements == truth_channels(truth)).all(axis=1))[0])
         uniform = exact.weights()
         weightings = {"uniform": uniform, "learned": Weighted(exact, prior, mix=args.mix).weights()}
         if n <= args.stockfish_max:
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
         bucket.points += 1
         for name, weights in weightings.items():
-            bucket.bits[name] += -math.log2(weights[truth_rows].sum())
-            bucket.top1[name] += top_k(weights, truth_rows, 1)
-            bucket.top5[name] += top_k(weights, truth_rows, 5)
+            by_placement = np.bincount(placement_of.ravel(), weights=weights, minlength=len(placements))
+            bucket.bits[name] += -math.log2(by_placement[truth_placement])
+            bucket.top1[name] += top_k(by_placement, truth_placement, 1)
+            bucket.top5[name] += top_k(by_placement, truth_placement, 5)
             bucket.counted[name] += 1
         bucket.ce_uniform += cross_entropy(exact.marginals(), truth)
         bucket.ce_neural += cross_entropy(prior.marginals(), truth)
