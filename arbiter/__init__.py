@@ -5,6 +5,7 @@ from .history import GameHistory, HistoryFormatError, Turn
 from .loading import PlayerLoadError, load_player
 from .play import BotFault, play_local_game, play_turn
 from .player import Player
+from .observing_player import ObservingPlayer
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
 
@@ -23,6 +24,7 @@ __all__ = [
     "GameStarted",
     "MoveResult",
     "Observation",
+    "ObservingPlayer",
     "OpponentMoved",
     "PieceType",
     "Player",

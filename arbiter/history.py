@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Type
 
 import chess
 
+from blindchess.errors import BlindchessError
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
 
@@ -43,7 +44,7 @@ SenseResultList = list[tuple[Square, Optional[chess.Piece]]]
 """A sense result as reconchess hands it out: a list of (square, piece or None)."""
 
 
-class HistoryFormatError(ValueError):
+class HistoryFormatError(BlindchessError, ValueError):
     """A history file or JSON text is not a valid reconchess GameHistory; the message names the source and the problem."""
 
 

@@ -19,11 +19,12 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 
 
-class SensePlanError(ValueError):
+class SensePlanError(BlindchessError, ValueError):
     """A planner was given something it cannot plan from (the message names it)."""
 
 

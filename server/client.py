@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional, cast
 import chess
 import requests
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
@@ -33,7 +34,7 @@ from blindchess.server.arbiter_game import history_from_json
 logger = logging.getLogger(__name__)
 
 
-class ServerRefused(ValueError):
+class ServerRefused(BlindchessError, ValueError):
     """The server answered 4xx: the request itself is wrong (bad credentials, not your turn, ...)."""
 
     def __init__(self, status: int, url: str, message: str) -> None:
@@ -45,7 +46,7 @@ class AuthenticationFailed(ServerRefused):
     """The server answered 401: no such account, or the wrong password."""
 
 
-class ServerUnavailable(ConnectionError):
+class ServerUnavailable(BlindchessError, ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
 

@@ -52,6 +52,7 @@ from typing import Optional
 
 import chess
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 from blindchess.variants.geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, Geometry, code_piece, piece_code
 
@@ -62,7 +63,7 @@ PROMOTION_FLAG = 1 << 12
 _KING_CODES = (KING + BLACK_OFFSET, KING)  # indexed by colour: black king, white king
 
 
-class MiniChessError(ValueError):
+class MiniChessError(BlindchessError, ValueError):
     """Base class of the errors the Mini-Chess rules raise."""
 
 

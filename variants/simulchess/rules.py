@@ -68,6 +68,7 @@ from typing import Optional
 
 import chess
 
+from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 
 NULL = chess.Move.null()
@@ -80,7 +81,7 @@ _CASTLES = {
 """King's castling move -> (rook's origin, rook's destination)."""
 
 
-class SimulchessError(ValueError):
+class SimulchessError(BlindchessError, ValueError):
     """Base class of the errors the simulchess arbiter raises."""
 
 
