@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.bots.cli_match",
     "blindchess.arbiter.cli_replay",
     "blindchess.bots.cli_playback",
+    "blindchess.learning.cli_posterior",
 )
 
 
