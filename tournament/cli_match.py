@@ -22,6 +22,15 @@ Ray tasks with ``--executor ray``); each game is the same pure task (`play_game`
 ``--seconds`` bounds a clock-bound bot's thinking, which no executor can make reproducible).
 Progress lines then come in the order games finish. ``--variant`` picks the game: 8x8 RBC by
 default, recon Mini-Chess or a teaching board (``random`` and ``recon`` play those).
+
+``--isolate`` plays each bot in its own process (:mod:`blindchess.arbiter.isolation`): a bot that
+calls ``os._exit``, segfaults or maps more than ``--memory-limit`` MiB loses that game as its
+fault, with the history saved, and the match goes on. Bots loaded from a ``.py`` file are
+isolated by default (code nobody here has read; the cost is a pipe round trip per callback, see
+docs/isolation.md); ``--no-isolate`` runs every bot in the worker's own process.
+
+Ctrl-C stops the match (exit 130): the games finished are saved, the game it landed in is not
+counted (it may have reached a bot as that bot's fault), and ``--resume`` plays the rest.
 """
 
 from __future__ import annotations
@@ -37,13 +46,16 @@ from typing import Any, TextIO
 import chess
 import numpy as np
 from blindchess.arbiter import GameHistory, WinReason
+from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
+from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
 from .executors import make_executor
+from .interrupt import watch_for_interrupt
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
 from .task import (
@@ -67,12 +79,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
     parser.add_argument("black", help="second bot (Black in odd-numbered games)")
-    parser.add_argument("--games", type=_positive_int, default=1, help="number of games (default 1)")
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player in seconds (default 900)")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added per turn (default 5)")
+    parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
+    parser.add_argument("--seconds", type=positive_seconds, default=900.0, help="clock per player in seconds (default 900)")
+    parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added per turn (default 5)")
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
-    parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
-    parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.add_argument("--out", type=output_folder, default="games", help="folder for the game histories (default ./games)")
+    parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game to play (default rbc: 8x8 RBC)")
     add_executor_arguments(parser, 1)
     parser.add_argument(
@@ -80,14 +92,22 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="count the games already saved in --out by an earlier run of this match and play only the rest",
     )
+    parser.add_argument(
+        "--isolate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run each bot in its own process: a bot that exits, crashes the interpreter or runs out of memory"
+        " loses that game and the match goes on (default: bots loaded from a .py file are isolated, others not;"
+        " --no-isolate runs every bot in the worker's process)",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=positive_int,
+        default=MEMORY_LIMIT_BYTES // 2**20,
+        metavar="MIB",
+        help=f"for isolated bots: address space each may map beyond its process's start (default {MEMORY_LIMIT_BYTES // 2**20})",
+    )
     parser.set_defaults(run=run)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
 
 
 @dataclass
@@ -115,6 +135,7 @@ class MatchSummary:
     turns: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)  # wall time of the games played in this run
     errors: int = 0
+    interrupted: bool = False  # stopped by Ctrl-C before all games were played
 
     def record(
         self, white_index: int, winner: bool | None, reason: WinReason | None, turns: int, seconds: float | None
@@ -175,6 +196,10 @@ def _saved_game(out: Path, game_stem: str, progress: TextIO) -> GameHistory | No
 def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     """Play the match `args` describes through the executor it names, saving histories; returns the summary.
 
+    Ctrl-C stops the match: the games finished before it are saved and counted, the game it
+    landed in is not (see :mod:`blindchess.tournament.interrupt`), ``summary.interrupted`` is
+    set (``run`` exits 130), and ``--resume`` plays the rest.
+
     Raises:
         PlayerLoadError, BotSettingError: a bot cannot be found.
         SetupError: a bot cannot be built (no Stockfish, say); nothing more is played.
@@ -187,7 +212,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()
     out = Path(args.out)
-    bots = (BotSpec(labels[0], args.white), BotSpec(labels[1], args.black))
+    bots = tuple(BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit) for label, bot in zip(labels, (args.white, args.black)))
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
@@ -220,11 +245,17 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     executor = make_executor(args.executor, args.workers, args.address)
     results = executor.run(spec for _, spec, _ in specs.values())
     try:
-        for result in results:
-            if result.setup_error:
-                raise SetupError(result.error)
-            index, spec, game_stem = specs[result.key]
-            _record_game(summary, index, spec, game_stem, result, args.games, out, stamp, progress)
+        with watch_for_interrupt() as interrupted:
+            for result in results:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt  # the game in hand is no result (see blindchess.tournament.interrupt)
+                if result.setup_error:
+                    raise SetupError(result.error)
+                index, spec, game_stem = specs[result.key]
+                _record_game(summary, index, spec, game_stem, result, args.games, out, stamp, progress)
+    except KeyboardInterrupt:
+        progress.write(f"interrupted after {summary.bots[0].games} of {args.games} games: stopping; --resume plays the rest\n")
+        summary.interrupted = True
     finally:
         getattr(results, "close", lambda: None)()
         executor.close()
@@ -271,4 +302,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
     sys.stdout.write(summary.table() + "\n")
+    if summary.interrupted:
+        return 130
     return 1 if summary.errors else 0

@@ -21,11 +21,13 @@ import sys
 from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arguments import non_negative_seconds, positive_int, positive_seconds
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
 from .config import SelfPairingError, TournamentConfig, pairing_games, tomllib
 from .executors import make_executor
+from .interrupt import watch_for_interrupt
 from .runner import SetupError
 from .spec import BotSpec, GameResult
 from .stats import Sprt, SprtDecision, StatisticsError, pentanomial
@@ -46,10 +48,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--elo1", type=float, default=10.0, help="H1's Elo difference (default 10)")
     parser.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (default 0.05)")
     parser.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
-    parser.add_argument("--max-pairs", type=int, default=10_000, help="stop undecided after this many pairs (default 10000)")
-    parser.add_argument("--seconds", type=float, help="clock per player (default: none)")
-    parser.add_argument("--increment", type=float, default=0.0, help="seconds added per turn (default 0)")
-    parser.add_argument("--full-turn-limit", type=int, help="draw after this many full turns")
+    parser.add_argument("--max-pairs", type=positive_int, default=10_000, help="stop undecided after this many pairs (default 10000)")
+    parser.add_argument("--seconds", type=positive_seconds, help="clock per player (default: none)")
+    parser.add_argument("--increment", type=non_negative_seconds, default=0.0, help="seconds added per turn (default 0)")
+    parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game (default rbc)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pairs' seeds (default 0)")
     add_executor_arguments(parser, None)
@@ -91,26 +93,29 @@ def run(args: argparse.Namespace) -> int:
     interrupted = False
     results = executor.run(specs)
     try:
-        for result in results:
-            if result.setup_error:
-                raise SetupError(result.error)
-            pair = int(result.key.split("#")[1].split(".")[0])
-            halves.setdefault(pair, []).append(result)
-            if len(halves[pair]) < 2:
-                continue
-            games = halves.pop(pair)
-            if not all(game.ok for game in games):
-                failed += 1
-                sys.stderr.write(f"pair {pair}: not counted, a game failed ({next(g.error for g in games if not g.ok)})\n")
-                continue
-            # A plays White in game 0 of even pairs and game 1 of odd ones (see pairing_games).
-            pair_scores.append(sum(g.white_score() if (pair + int(g.key[-1])) % 2 == 0 else 1.0 - g.white_score() for g in games))
-            counts = pentanomial(pair_scores)
-            llr = test.llr(counts)
-            decision = test.decide(llr)
-            sys.stderr.write(f"pairs {len(pair_scores):>5}  pentanomial {list(counts)}  LLR {llr:+.3f}\n")
-            if decision is not SprtDecision.CONTINUE:
-                break
+        with watch_for_interrupt() as interrupted_event:
+            for result in results:
+                if interrupted_event.is_set():
+                    raise KeyboardInterrupt  # the pair in hand is not counted (see blindchess.tournament.interrupt)
+                if result.setup_error:
+                    raise SetupError(result.error)
+                pair = int(result.key.split("#")[1].split(".")[0])
+                halves.setdefault(pair, []).append(result)
+                if len(halves[pair]) < 2:
+                    continue
+                games = halves.pop(pair)
+                if not all(game.ok for game in games):
+                    failed += 1
+                    sys.stderr.write(f"pair {pair}: not counted, a game failed ({next(g.error for g in games if not g.ok)})\n")
+                    continue
+                # A plays White in game 0 of even pairs and game 1 of odd ones (see pairing_games).
+                pair_scores.append(sum(g.white_score() if (pair + int(g.key[-1])) % 2 == 0 else 1.0 - g.white_score() for g in games))
+                counts = pentanomial(pair_scores)
+                llr = test.llr(counts)
+                decision = test.decide(llr)
+                sys.stderr.write(f"pairs {len(pair_scores):>5}  pentanomial {list(counts)}  LLR {llr:+.3f}\n")
+                if decision is not SprtDecision.CONTINUE:
+                    break
     except SetupError as error:
         sys.stderr.write(f"blindchess: error: {error}\n")
         return 2

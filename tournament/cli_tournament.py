@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arguments import positive_int
 
 from .base import ExecutorError
 from .config import ConfigError, load_config
@@ -34,7 +35,7 @@ from .task import BotSettingError, check_bot
 def add_executor_arguments(parser: argparse.ArgumentParser, default_workers: int | None) -> None:
     """--workers, --executor and --address, shared by the commands that play many games (None: one worker per core)."""
     parser.add_argument(
-        "--workers", type=_positive_int, default=default_workers,
+        "--workers", type=positive_int, default=default_workers,
         help=f"games played at once (default {default_workers or 'one per core'}; 1 plays in this process)",
     )  # fmt: skip
     parser.add_argument("--executor", choices=("local", "ray"), default="local", help="local worker processes (default) or Ray tasks")
@@ -55,13 +56,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--plot", help="save the ratings plot (PNG) here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

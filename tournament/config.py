@@ -20,6 +20,11 @@ A config names the players and how they meet::
     bot = "trout"
     settings = { limit = { depth = 1 } }
 
+    [players.mine]
+    bot = "bots/my_bot.py"     # a bot from a file plays in its own process by default
+    isolate = true             # false runs it in the worker (faster; a crash then costs the worker)
+    memory_limit_mib = 1024    # an isolated bot's address-space limit (default 2048)
+
 Every key is checked: a typo is an error naming the key and the closest known one.
 
 Seeds: game ``g`` of pair ``p`` of the pairing of players A and B (labels sorted) gives A and B
@@ -57,7 +62,7 @@ _TOURNAMENT_KEYS = {
     "name": str, "format": str, "gauntlet": str, "games_per_pairing": int, "repeat": bool, "seed": int,
     "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int,
 }  # fmt: skip
-_PLAYER_KEYS = {"bot": str, "settings": dict}
+_PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
@@ -160,7 +165,10 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
         _check_keys(entry, _PLAYER_KEYS, source, where)
         if "bot" not in entry:
             raise ConfigError(f"{source}: {where} has no 'bot' key (a registered name, module or file)")
-        players.append(BotSpec(label, entry["bot"], dict(entry.get("settings", {}))))
+        memory_limit = entry.get("memory_limit_mib")
+        if memory_limit is not None and memory_limit < 1:
+            raise ConfigError(f"{source}: {where} memory_limit_mib = {memory_limit!r} must be >= 1")
+        players.append(BotSpec(label, entry["bot"], dict(entry.get("settings", {})), entry.get("isolate"), memory_limit))
     if len(players) < 2:
         raise ConfigError(f"{source}: a tournament needs at least two [players.NAME] tables, got {len(players)}")
     for index, player in enumerate(players):

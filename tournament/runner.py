@@ -3,7 +3,9 @@
 Only games the store does not hold yet are played, so the same call resumes a run that a
 crash or Ctrl-C stopped, and a config that gained a player adds only that player's games.
 Each result is committed as it arrives. A setup error (an unknown bot, no Stockfish) would
-fail every game alike: the run stops on the first one and records nothing for it.
+fail every game alike: the run stops on the first one and records nothing for it. Ctrl-C
+stops the run with KeyboardInterrupt; the result in hand when it came is not recorded, since
+the interrupt may have reached it as a bot's fault (see :mod:`blindchess.tournament.interrupt`).
 
 The progress bar is tqdm's (games done, rate, ETA), written to stderr: a maintained, tiny,
 dependency-free library that gets terminal widths, rates and non-tty output right, which a
@@ -20,6 +22,7 @@ from typing import TextIO
 from blindchess.errors import BlindchessError
 
 from .base import Executor
+from .interrupt import watch_for_interrupt
 from .spec import GameSpec
 from .store import ResultStore
 
@@ -53,6 +56,7 @@ def run_schedule(
     Raises:
         SetupError: a game failed for a setup reason; the games recorded before it stay.
         StoreConflictError: the store holds a game of this schedule with other settings.
+        KeyboardInterrupt: Ctrl-C; the games recorded before it stay.
     """
     todo = store.pending(schedule, retry_failed=retry_failed)
     by_key = {spec.key: spec for spec in todo}
@@ -65,17 +69,20 @@ def run_schedule(
     played = failures = 0
     results = executor.run(todo)
     try:
-        for result in results:
-            if result.setup_error:
-                raise SetupError(result.error)
-            store.record(by_key[result.key], result)
-            played += 1
-            failures += not result.ok
-            if not result.ok:
-                logger.warning("game %s failed: %s", result.key, result.error)
-            if bar is not None:
-                bar.set_postfix_str(f"failed {failures}" if failures else "", refresh=False)
-                bar.update(1)
+        with watch_for_interrupt() as interrupted:
+            for result in results:
+                if interrupted.is_set():  # Ctrl-C landed in this game (perhaps as a bot's fault): no result
+                    raise KeyboardInterrupt
+                if result.setup_error:
+                    raise SetupError(result.error)
+                store.record(by_key[result.key], result)
+                played += 1
+                failures += not result.ok
+                if not result.ok:
+                    logger.warning("game %s failed: %s", result.key, result.error)
+                if bar is not None:
+                    bar.set_postfix_str(f"failed {failures}" if failures else "", refresh=False)
+                    bar.update(1)
     finally:
         close = getattr(results, "close", None)
         if close is not None:

@@ -20,11 +20,22 @@ class BotSpec:
 
     Settings are keyword arguments of the bot's constructor (JSON values; see
     :func:`blindchess.tournament.task.build_player` for the one conversion, ``limit``).
+
+    Attributes:
+        isolate: play the bot in its own process (:mod:`blindchess.arbiter.isolation`), where
+            ``os._exit``, a segfault or the memory limit ends only its game, as its fault.
+            None (the default) isolates bots loaded from a ``.py`` file, code we have not read,
+            and runs registered bots and modules in the worker's process (see
+            :func:`blindchess.tournament.task.isolated`).
+        memory_limit_mib: an isolated bot's address-space limit beyond its process's start,
+            in MiB; None for the arbiter's default (`blindchess.arbiter.isolation.MEMORY_LIMIT_BYTES`).
     """
 
     label: str
     bot: str
     settings: dict[str, Any] = field(default_factory=dict)
+    isolate: bool | None = None
+    memory_limit_mib: int | None = None
 
     def same_player(self, other: BotSpec) -> bool:
         """The same bot with the same settings (labels aside): pairing them is pairing a bot with itself."""

@@ -20,6 +20,7 @@ and the teaching boards ``teaching-4x4`` and ``teaching-4x5``. A bot whose const
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import logging
 import random
@@ -30,6 +31,7 @@ from typing import Any
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
+from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES, BotProcessDied, IsolatedBotError, IsolatedPlayer, isolated_player
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
@@ -128,7 +130,35 @@ def check_bot(spec: BotSpec) -> None:
             )
 
 
+def isolated(spec: BotSpec) -> bool:
+    """Whether `spec`'s bot plays in its own process: as it says, else when it is loaded from a ``.py`` file.
+
+    >>> isolated(BotSpec("mine", "bots/my_bot.py")), isolated(BotSpec("r", "random"))
+    (True, False)
+    >>> isolated(BotSpec("mine", "bots/my_bot.py", isolate=False))
+    False
+    """
+    return spec.isolate if spec.isolate is not None else spec.bot.endswith(".py")
+
+
 def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
+    """The bot `spec` names, seeded, in this process or (see `isolated`) in its own.
+
+    Raises:
+        BotConstructionError: the bot cannot be built (in its own process: it raised or died).
+    """
+    if not isolated(spec):
+        return _build_here(spec, seed, rules)
+    limit = MEMORY_LIMIT_BYTES if spec.memory_limit_mib is None else spec.memory_limit_mib * 2**20
+    player_class = resolve_player_class(spec.bot)
+    try:
+        player: Player = isolated_player(player_class, functools.partial(_build_here, spec, seed, rules), limit)
+    except (IsolatedBotError, BotProcessDied) as error:
+        raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
+    return player
+
+
+def _build_here(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
     """A fresh, seeded instance of the bot `spec` names, with its settings (and the variant's rules if it takes them)."""
     player_class = resolve_player_class(spec.bot)
     settings = {name: _SETTING_CONVERSIONS.get(name, _identity)(value) for name, value in spec.settings.items()}
@@ -146,12 +176,27 @@ def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
 
 def play_game(spec: GameSpec) -> GameResult:
     """Play the game `spec` describes; never raises (see the module docstring)."""
+    players: list[Player] = []
     try:
         rules = variant_rules(spec.variant)
-        white = build_player(spec.white, spec.white_seed, rules)
-        black = build_player(spec.black, spec.black_seed, rules)
+        players.append(build_player(spec.white, spec.white_seed, rules))
+        players.append(build_player(spec.black, spec.black_seed, rules))
     except (PlayerLoadError, BotConstructionError, BotSettingError, UnknownVariantError) as error:
+        _close(players)
         return failed(spec.key, str(error), setup_error=True)
+    try:
+        return _play(spec, rules, players[0], players[1])
+    finally:
+        _close(players)  # an isolated bot's process ends with its game, however the game ended
+
+
+def _close(players: list[Player]) -> None:
+    for player in players:
+        if isinstance(player, IsolatedPlayer):
+            player.close()
+
+
+def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> GameResult:
     random.seed((spec.white_seed << 64) | spec.black_seed)  # reconchess's bots draw from the random module
     turn_limit = spec.full_turn_limit if spec.full_turn_limit is not None else getattr(rules, "full_turn_limit", None)
     game: LocalGame[Any] = LocalGame(
