@@ -26,17 +26,21 @@ memory: a bot that maps much and touches little hits the limit early, which is t
 
 The child is forked (``fork`` start method) where the platform has it, so bot classes loaded
 from files need no pickling and a game starts in milliseconds; it ignores SIGINT, so a Ctrl-C
-reaches the arbiter and not the bots. What isolation costs is one pipe round trip per callback,
+reaches the arbiter and not the bots, and (Linux) it is killed when the arbiter's process dies, so
+an arbiter killed mid-game (a tournament worker) leaves no bot behind. What isolation costs is one pipe round trip per callback,
 six a turn: see ``experiments/bench_isolation.py`` and ``docs/isolation.md`` for the figure.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import multiprocessing.connection
 import resource
+import os
 import signal
+import sys
 import traceback
 from typing import Any, Callable, Optional
 
@@ -51,6 +55,9 @@ logger = logging.getLogger(__name__)
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 """How much address space an isolated bot may map beyond what its process starts with."""
+
+_PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the signal a process gets when its parent dies (Linux)."""
 
 _POLL_S = 0.05
 """How long one wait for the bot's answer blocks in C code: the watchdog's exception lands between waits."""
@@ -105,9 +112,34 @@ def _mapped_bytes() -> int:
         return 0
 
 
-def _serve(connection: multiprocessing.connection.Connection, factory: Callable[[], Any], memory_limit_bytes: int) -> None:
+def _die_with_parent(parent_pid: int) -> None:
+    """Linux: have the kernel SIGKILL this process when the one that started it dies.
+
+    Why: a bot busy computing never reads its pipe, so it would outlive an arbiter killed with
+    SIGKILL (a tournament worker stopped mid-game), holding the terminal's pipes open.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent_pid:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _serve(
+    connection: multiprocessing.connection.Connection,
+    parent_end: multiprocessing.connection.Connection,
+    parent_pid: int,
+    factory: Callable[[], Any],
+    memory_limit_bytes: int,
+) -> None:
     """The child's loop: build the bot, then answer ``(callback, args)`` requests until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent_pid)
+    parent_end.close()  # a forked child holds a copy of the arbiter's end: without this it never sees EOF
     limit = _mapped_bytes() + memory_limit_bytes
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
@@ -146,7 +178,10 @@ class IsolatedPlayer(Player):
         context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self._connection, child_end = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(child_end, factory, memory_limit_bytes), name=f"bot {type(self).__name__}", daemon=True
+            target=_serve,
+            args=(child_end, self._connection, os.getpid(), factory, memory_limit_bytes),
+            name=f"bot {type(self).__name__}",
+            daemon=True,
         )
         self._process.start()
         child_end.close()

@@ -5,7 +5,9 @@ The pool is `concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` sta
 a Ray driver or a Stockfish pipe). A worker that dies (killed, out of memory) breaks the whole
 pool: every game then in flight fails with `BrokenProcessPool`, and the pool cannot say whose
 death it was. So each of those games counts an attempt and is queued again, a fresh pool is
-started, and a game that has used `max_attempts` is yielded as failed with the reason.
+started, and a game that has used `max_attempts` is yielded as failed with the reason. A death
+can also land between two waits, so that submitting the next game finds the pool broken: that
+game never started, so it goes back to the queue without counting an attempt.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class PoolExecutor:
         in_flight: dict[Future[GameResult], tuple[GameSpec, int]] = {}
         pool = self._pool or self._new_pool()
         self._pool = None  # held by this run until it ends cleanly
-        exhausted = finished = False
+        exhausted = finished = broken = False
         try:
             while True:
                 while len(in_flight) < self.workers:
@@ -80,12 +82,21 @@ class PoolExecutor:
                         spec, attempt = next_spec, 1
                     else:
                         break
-                    in_flight[pool.submit(play_game, spec)] = (spec, attempt)
+                    try:
+                        in_flight[pool.submit(play_game, spec)] = (spec, attempt)
+                    except BrokenProcessPool:  # a worker died after the last wait: this game never started
+                        retry.appendleft((spec, attempt))
+                        broken = True
+                        break
                 if not in_flight:
-                    finished = True
-                    return
-                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                broken = False
+                    if not broken:
+                        finished = True
+                        return
+                    _stop(pool)
+                    pool = self._new_pool()
+                    broken = False
+                    continue
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)  # a broken pool fails the rest promptly
                 for future in done:
                     spec, attempt = in_flight.pop(future)
                     try:
@@ -108,6 +119,7 @@ class PoolExecutor:
                     in_flight.clear()
                     _stop(pool)
                     pool = self._new_pool()
+                    broken = False
         finally:
             if finished:
                 self._pool = pool  # idle and healthy: kept warm for the next run

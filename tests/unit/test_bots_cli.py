@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import GameHistory
+from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.results import unique_history_path
 from blindchess.cli import main
 
@@ -206,3 +211,44 @@ def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(callback, 
     other = "black" if color == "white" else "white"
     assert main(["playback", str(files[0]), "random", other]) == 0
     assert " turns fed" in capsys.readouterr().out
+
+
+SLOW_BOT = """
+import time
+from blindchess.bots.random_bot import RandomBot
+
+class SlowBot(RandomBot):
+    def choose_move(self, move_actions, seconds_left):
+        time.sleep(0.05)
+        return super().choose_move(move_actions, seconds_left)
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_a_match_without_counting_the_interrupted_game_and_resume_plays_the_rest(workers, tmp_path):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit 130, no half game saved, --resume finishes."""
+    bot_file = tmp_path / "slow_bot.py"
+    bot_file.write_text(SLOW_BOT)
+    out = tmp_path / "games"
+    command = [sys.executable, "-m", "blindchess", "match", str(bot_file), "random", "--games", "12", "--seed", "4",
+               "--full-turn-limit", "30", "--workers", workers, "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if len(list(out.glob("*.json"))) >= 1:
+            time.sleep(0.3)  # into the next game, most likely inside the slow bot's choose_move
+            os.killpg(process.pid, signal.SIGINT)  # the whole group, workers too, as the terminal does
+            break
+        time.sleep(0.02)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "--resume plays the rest" in stderr
+    saved = sorted(out.glob("*.json"))
+    assert 1 <= len(saved) < 12
+    for path in saved:  # neither bot ever faults: a RESIGN would be a game the Ctrl-C reached, counted as a loss
+        assert GameHistory.from_file(str(path)).get_win_reason() is not WinReason.RESIGN
+    assert _table_rows(stdout)[str(bot_file)][0] == len(saved)  # the summary counts the saved games only
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300, check=False)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.count("(saved earlier)") == len(saved)
+    assert len(list(out.glob("*.json"))) == 12

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -25,7 +26,8 @@ def _run(config: Path, db: Path, executor) -> None:
 
 def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
     dies_once, dies_always = dying_bot(tmp_path, once=True), dying_bot(tmp_path, once=False)
-    players = f'[players.dies-once]\nbot = "{dies_once}"\n[players.random]\nbot = "random"\n'
+    # isolate = false: the bot plays in the worker's own process, so its SIGKILL kills the worker.
+    players = f'[players.dies-once]\nbot = "{dies_once}"\nisolate = false\n[players.random]\nbot = "random"\n'
     config = write_config(tmp_path, players, games=4)
     _run(config, tmp_path / "pool.sqlite", PoolExecutor(2))
     assert dies_once.with_suffix(".died").exists()  # a worker really was killed mid-game
@@ -36,13 +38,30 @@ def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
     _run(config, tmp_path / "inline.sqlite", InlineExecutor())  # the marker exists now: nobody dies
     assert recorded(tmp_path / "inline.sqlite") == pool  # the retried game is the game it would have been
 
-    players = f'[players.dies-always]\nbot = "{dies_always}"\n[players.random]\nbot = "random"\n'
+    players = f'[players.dies-always]\nbot = "{dies_always}"\nisolate = false\n[players.random]\nbot = "random"\n'
     config = write_config(tmp_path, players, games=2, name="always")
     _run(config, tmp_path / "always.sqlite", PoolExecutor(1, max_attempts=2))
     with ResultStore(tmp_path / "always.sqlite") as store:
         rows = store.rows()
     assert len(rows) == 2 and not any(row.ok for row in rows)
     assert all(row.error == "worker process died 2 times while playing it (killed or out of memory)" for row in rows)
+
+
+def test_a_bot_file_is_isolated_by_default_so_its_death_is_its_own_loss(tmp_path):
+    dies_always = dying_bot(tmp_path, once=False)
+    players = f'[players.dies-always]\nbot = "{dies_always}"\n[players.random]\nbot = "random"\n'
+    config = write_config(tmp_path, players, games=2, name="isolated")
+    _run(config, tmp_path / "isolated.sqlite", PoolExecutor(1, max_attempts=1))
+    assert dies_always.with_suffix(".died").exists()  # the bot's process really was killed
+    games = recorded(tmp_path / "isolated.sqlite")
+    with sqlite3.connect(tmp_path / "isolated.sqlite") as connection:
+        faults = dict(connection.execute("SELECT key, faults FROM games").fetchall())
+    assert len(games) == 2
+    for key, (ok, winner, reason, history) in games.items():
+        spec = next(spec for spec in load_config(config).schedule() if spec.key == key)
+        dying_color = spec.white.label == "dies-always"
+        assert ok and (winner, reason) == (not dying_color, "RESIGN")  # a played game, lost by the bot
+        assert "BotProcessDied: its process was killed by SIGKILL" in faults[key]
 
 
 SLOW_BOT = """
