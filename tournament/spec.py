@@ -67,8 +67,15 @@ class GameSpec:
     variant: str = "rbc"
 
     def to_json(self) -> str:
-        """The spec as canonical JSON (sorted keys): stored with the result, compared on resume."""
-        return json.dumps(asdict(self), sort_keys=True)
+        """The spec as canonical JSON (sorted keys): stored with the result, compared on resume.
+
+        A bot's isolation fields are left out while None (the default), so a database written
+        before they existed still resumes; a value set in the config is recorded.
+        """
+        data = asdict(self)
+        for side in ("white", "black"):
+            data[side] = {name: value for name, value in data[side].items() if value is not None or name not in _ISOLATION_FIELDS}
+        return json.dumps(data, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,9 @@ class GameResult:
 def failed(key: str, error: str, attempts: int = 1, setup_error: bool = False) -> GameResult:
     """The result of a game that could not be played."""
     return GameResult(key=key, error=error, attempts=attempts, setup_error=setup_error)
+
+
+_ISOLATION_FIELDS = ("isolate", "memory_limit_mib")
 
 
 def _canonical(settings: dict[str, Any]) -> str:
