@@ -3,24 +3,21 @@
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, HistoryFormatError, Turn
 from .loading import PlayerLoadError, load_player
+from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .play import BotFault, play_local_game, play_turn
 from .player import Player
-from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
 
 __all__ = [
     "BotFault",
     "Color",
     "Game",
+    "GameEnded",
     "GameHistory",
+    "GameStarted",
     "HistoryFormatError",
     "IllegalActionError",
     "LocalGame",
-    "Turn",
-    "play_local_game",
-    "play_turn",
-    "GameEnded",
-    "GameStarted",
     "MoveResult",
     "Observation",
     "OpponentMoved",
@@ -29,6 +26,9 @@ __all__ = [
     "PlayerLoadError",
     "SenseResult",
     "Square",
+    "Turn",
     "WinReason",
     "load_player",
+    "play_local_game",
+    "play_turn",
 ]

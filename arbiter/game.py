@@ -42,16 +42,17 @@ import math
 import numbers
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from itertools import repeat
 from operator import is_
-from typing import Any, Callable, Generic, Optional
+from typing import Any, Generic, Optional
 
 import chess
 
 from .history import GameHistory, TruthFen
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from .types import Color, Square, WinReason
 from .ruleset import STANDARD, BoardT, Rules
+from .types import Color, Square, WinReason
 
 Observer = Callable[[Color, Observation], None]
 """Receives each observation event with the colour it is for."""

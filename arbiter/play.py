@@ -44,8 +44,9 @@ import math
 import numbers
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 
@@ -118,7 +119,7 @@ class Referee:
 
     @property
     def mover(self) -> Color:
-        return bool(getattr(self.game, "turn"))
+        return bool(self.game.turn)
 
     def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None, timed_out: bool = False) -> BotFault:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
@@ -262,7 +263,7 @@ def _resign(game: Game, color: Color) -> None:
     if isinstance(game, LocalGame):
         game.resign(color)
     else:
-        getattr(game, "resign")()
+        game.resign()
 
 
 def play_local_game(

@@ -27,8 +27,9 @@ recoverable.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
 import chess
 import numpy as np

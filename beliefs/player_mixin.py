@@ -12,7 +12,8 @@ mixes it in before `Player` and implements only ``choose_sense`` and
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import chess
 

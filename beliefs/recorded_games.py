@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+
 import chess
 
 from blindchess.arbiter.history import GameHistory, Turn

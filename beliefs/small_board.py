@@ -38,6 +38,7 @@ from blindchess.arbiter.types import Color, Square
 
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
 
+
 class EnumerableRules(Protocol):
     """What the enumerated belief asks of a small board's rules: unchecked helpers over piece codes.
 

@@ -34,9 +34,9 @@ import numpy as np
 from blindchess.arbiter import Color, Player, Square, WinReason
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs.base import Belief, BeliefError
+from blindchess.moving.base import MoveContext, MoveSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
-from blindchess.moving.base import MoveContext, MoveSelector
 from .random_bot import SeedLike
 
 logger = logging.getLogger(__name__)

@@ -35,7 +35,6 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
-
 from blindchess.arbiter.loading import PlayerLoadError
 
 from .registry import BotConstructionError, make_bot, resolve_bot

@@ -22,8 +22,8 @@ import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.loading import PlayerLoadError, load_player
-
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
+
 from .random_bot import SeedLike
 
 BOTS: dict[str, str] = {

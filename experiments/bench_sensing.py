@@ -123,7 +123,7 @@ def main() -> None:
     print(f"chosen square: {chess.square_name(square)}  (EIG {fast.max():.3f} bits; fast and naive entropies agree: {agree})")
     print(f"{'method':<34}{'seconds':>10}")
     print(f"{'eig choose_sense (end to end)':<34}{eig_time:>10.3f}")
-    print(f"{'+ BoardSet.piece_grid() ({:,} b)'.format(len(belief)):<34}{grid_time:>10.3f}")
+    print(f"{f'+ BoardSet.piece_grid() ({len(belief):,} b)':<34}{grid_time:>10.3f}")
     print(f"{'naive (unique per window, 64 sq)':<34}{naive_time:>10.3f}")
     print(f"speed-up over naive: {(naive_time) / eig_time:.1f}x; under 0.5 s: {eig_time < 0.5}")
 

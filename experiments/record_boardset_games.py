@@ -20,9 +20,9 @@ import chess.engine
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.bots.attacker_bot import AttackerBot
-from blindchess.evaluation.stockfish import Engine
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.evaluation.stockfish import Engine
 
 BOT_NAMES = ("random", "attacker", "trout")
 

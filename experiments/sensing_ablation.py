@@ -30,7 +30,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from blindchess.arbiter import LocalGame, WinReason, play_local_game, rules
+from blindchess.arbiter import LocalGame, play_local_game, rules
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet
 from blindchess.bots.presets import PRESETS, capped_board_set

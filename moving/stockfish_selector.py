@@ -36,10 +36,9 @@ import chess.engine
 import numpy as np
 
 from blindchess.beliefs.base import Belief
-from blindchess.sensing.evoi import KING_VALUE, proxy_move_value, threat_weights
-
 from blindchess.evaluation.stockfish import Engine, EnginePool
 from blindchess.moving.base import MoveContext, RequestOutcome, outcome_of_request, weighted_unique_boards
+from blindchess.sensing.evoi import KING_VALUE, proxy_move_value, threat_weights
 
 logger = logging.getLogger(__name__)
 

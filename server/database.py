@@ -14,10 +14,11 @@ service lock (see :mod:`.service`), which is why ``check_same_thread`` is off.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Optional
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (

@@ -12,8 +12,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -22,10 +23,10 @@ from blindchess.arbiter.game import MoveOutcome
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
+from blindchess.server.database import RatingRow, Store, UserRow
 from blindchess.server.errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, UsernameTaken
 from blindchess.server.match import GameResult, GameSettings, ServerGame
 from blindchess.server.passwords import CredentialCache, hash_password
-from blindchess.server.database import RatingRow, Store, UserRow
 
 logger = logging.getLogger(__name__)
 

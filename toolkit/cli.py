@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.server.cli_serve",

@@ -21,15 +21,25 @@ import socket
 import socketserver
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import chess
 import numpy as np
 
 from blindchess.arbiter.types import Color
-from blindchess.variants.imcs_protocol import GREETING, PROTOCOL_VERSION, board_lines, move_text, offer_clock, parse_move, prompt_clock, side_letter
+from blindchess.variants.imcs_protocol import (
+    GREETING,
+    PROTOCOL_VERSION,
+    board_lines,
+    move_text,
+    offer_clock,
+    parse_move,
+    prompt_clock,
+    side_letter,
+)
 from blindchess.variants.minichess import IMCS, MiniChessRules
 
 logger = logging.getLogger(__name__)

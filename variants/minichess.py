@@ -53,7 +53,19 @@ from typing import Optional
 import chess
 
 from blindchess.arbiter.types import Color, Square
-from blindchess.variants.geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, Geometry, code_piece, piece_code
+from blindchess.variants.geometry import (
+    BISHOP,
+    BLACK_OFFSET,
+    EMPTY,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    Geometry,
+    code_piece,
+    piece_code,
+)
 
 MINICHESS_START = "kqbnr/ppppp/5/5/PPPPP/RNBQK"
 """The seed's start position, rank 6 first (a small-board placement: digits count empty squares)."""

@@ -16,8 +16,9 @@ its parts know the small board:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -28,9 +29,8 @@ from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.variants.geometry import BLACK_OFFSET, KING
 from blindchess.variants.minichess import Position, encode
-from blindchess.variants.recon import RECON_MINICHESS, ReconMiniChessRules
-
 from blindchess.variants.minichess_engine import AlphaBetaPlayer
+from blindchess.variants.recon import RECON_MINICHESS, ReconMiniChessRules
 
 KING_CAPTURE_CONFIDENCE = 0.5
 """Take a king-capturing action when the belief puts at least this much mass on it working."""

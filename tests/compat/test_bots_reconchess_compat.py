@@ -20,9 +20,9 @@ import reconchess
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, load_player, play_local_game
 from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
 from blindchess.bots.attacker_bot import AttackerBot
-from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
 
 FAST = chess.engine.Limit(depth=2)
 

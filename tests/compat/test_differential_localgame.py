@@ -137,9 +137,7 @@ def interesting_moves(board: chess.Board, actions: list[chess.Move], rng: np.ran
         elif move.promotion is not None:
             # a promotion, sometimes requested without the piece (the arbiter adds a queen)
             candidates.append(chess.Move(move.from_square, move.to_square) if rng.random() < 0.5 else move)
-        elif piece in SLIDERS and distance >= 2:
-            candidates.append(move)
-        elif piece == chess.PAWN:
+        elif (piece in SLIDERS and distance >= 2) or piece == chess.PAWN:
             candidates.append(move)
     return candidates
 
@@ -192,7 +190,7 @@ def assert_same_error(ours_call, theirs_call) -> None:  # type: ignore[no-untype
 
 def reason_name(reason: object) -> Optional[str]:
     """The member name: the two packages' WinReason enums are different classes with the same members."""
-    return None if reason is None else str(getattr(reason, "name"))
+    return None if reason is None else str(reason.name)
 
 
 def play_differential_game(seed: int, counts: Counter[str]) -> None:

@@ -15,8 +15,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import chess
 import pytest
@@ -26,11 +27,11 @@ from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 from reconchess.history import GameHistoryEncoder
 
 from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register
-from blindchess.bots.random_bot import RandomBot
 
 TURN_LIMIT = 8
 

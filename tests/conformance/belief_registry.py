@@ -7,10 +7,18 @@ checks that the true board is always a member).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from blindchess.beliefs import Belief, BoardSet, HybridBelief, NoisySensing, OpponentMoveModel, ParticleFilter, ReferenceBoardSet
+from blindchess.beliefs import (
+    Belief,
+    BoardSet,
+    HybridBelief,
+    NoisySensing,
+    OpponentMoveModel,
+    ParticleFilter,
+    ReferenceBoardSet,
+)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from blindchess.cli import main as cli_main
 from blindchess.variants.imcs_client import play_imcs_game
 from blindchess.variants.imcs_server import HELP_LINES, ImcsServer
 from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer
-from blindchess.cli import main as cli_main
 
 START_BOARD = ["kqbnr", "ppppp", ".....", ".....", "PPPPP", "RNBQK"]
 

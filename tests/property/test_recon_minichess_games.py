@@ -16,8 +16,8 @@ from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import WinReason
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules
-from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 from blindchess.variants.recon_bot import ReconMiniChessBot
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 
 SEEDED_GAMES = 500
 MOVE_LIMIT = RECON_MINICHESS.full_turn_limit

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.beliefs.base import Belief, InconsistentObservationError, WeightedBoards
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
-from blindchess.beliefs.base import Belief, InconsistentObservationError, WeightedBoards
 
 
 def play_and_check(rules, seed: int, max_plies: int = 60) -> int:

@@ -39,7 +39,7 @@ def _window(square: int) -> list:
 
 
 @pytest.mark.parametrize("make", BELIEFS, ids=["fast", "reference"])
-def test_an_impossible_sense_raises_naming_the_event(make) -> None:  # noqa: ANN001
+def test_an_impossible_sense_raises_naming_the_event(make) -> None:
     belief = make()
     for event in _black_after_e4_sensed_empty():
         belief.update(event)
@@ -51,7 +51,7 @@ def test_an_impossible_sense_raises_naming_the_event(make) -> None:  # noqa: ANN
 
 
 @pytest.mark.parametrize("make", BELIEFS, ids=["fast", "reference"])
-def test_an_impossible_own_move_result_raises(make) -> None:  # noqa: ANN001
+def test_an_impossible_own_move_result_raises(make) -> None:
     belief = make()
     belief.update(GameStarted(chess.WHITE, chess.STARTING_FEN))
     belief.update(OpponentMoved(None))

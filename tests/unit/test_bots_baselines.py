@@ -8,9 +8,9 @@ import pytest
 
 from blindchess.arbiter.rules import move_actions, sense_actions
 from blindchess.bots.attacker_bot import QUICK_ATTACKS, AttackerBot, flipped_move
-from blindchess.evaluation.stockfish import Engine
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.evaluation.stockfish import Engine
 
 FAST = chess.engine.Limit(depth=3)
 

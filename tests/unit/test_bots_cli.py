@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from pathlib import Path
 
 import chess
 import numpy as np
-import pytest
 
 from blindchess.arbiter import GameHistory
 from blindchess.bots.cli_match import unique_history_path

@@ -110,12 +110,11 @@ def test_analyse_returns_scores_and_multipv(engine):
 
 
 def test_pool_lends_distinct_engines():
-    with EnginePool(2, cache_size=0) as pool:
-        with pool.engine() as first, pool.engine() as second:
-            assert first is not second
-            assert first.play(chess.Board(), FAST) is not None
-            assert second.play(chess.Board(), FAST) is not None
-            assert first.pid != second.pid
+    with EnginePool(2, cache_size=0) as pool, pool.engine() as first, pool.engine() as second:
+        assert first is not second
+        assert first.play(chess.Board(), FAST) is not None
+        assert second.play(chess.Board(), FAST) is not None
+        assert first.pid != second.pid
 
 
 def test_bad_sizes_are_rejected():

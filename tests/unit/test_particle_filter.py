@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter.observations import GameEnded, OpponentMoved, SenseResult
-from blindchess.beliefs import BoardSet, InconsistentObservationError, OpponentMoveModel, ParticleFilter, UnexpectedObservationError
+from blindchess.beliefs import (
+    BoardSet,
+    InconsistentObservationError,
+    OpponentMoveModel,
+    ParticleFilter,
+    UnexpectedObservationError,
+)
 from blindchess.beliefs.calibration import noisy_sensing_calibration
 from blindchess.beliefs.kernels import MAX_CHILDREN
 from blindchess.beliefs.particle_filter import systematic_counts

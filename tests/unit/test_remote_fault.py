@@ -18,9 +18,9 @@ import chess
 import reconchess
 from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import RetryPolicy, ServerSession, play_remote_game
 from blindchess.server.testing import ServerProcess, register
-from blindchess.bots.random_bot import RandomBot
 
 TURN_LIMIT = 10
 

@@ -16,12 +16,13 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 import chess
 import pytest
 
-from blindchess.arbiter import Player
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.cli_connect import bot_factory
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.connect import Connector
@@ -29,7 +30,6 @@ from blindchess.server.elo import INITIAL_ELO, updated_ratings
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register
-from blindchess.bots.random_bot import RandomBot
 
 LEAGUE = {"attacker_1": "attacker", "attacker_2": "attacker", "random_1": "random", "random_2": "random"}
 MIN_GAMES = 12

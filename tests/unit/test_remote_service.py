@@ -7,10 +7,19 @@ from pathlib import Path
 import chess
 import pytest
 
-from blindchess.server import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, ServerConfig, Service, Store, UsernameTaken
+from blindchess.arbiter.types import WinReason
+from blindchess.server import (
+    InvalidRequest,
+    NotAPlayer,
+    NotAuthenticated,
+    NotFound,
+    ServerConfig,
+    Service,
+    Store,
+    UsernameTaken,
+)
 from blindchess.server.elo import expected_score, updated_ratings
 from blindchess.server.passwords import hash_password, verify_password
-from blindchess.arbiter.types import WinReason
 
 
 class FakeClock:
