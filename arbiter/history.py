@@ -489,9 +489,10 @@ def _convert_in_play_order(white: list[TurnRecord], black: list[TurnRecord]) -> 
     for index, record in enumerate(white):
         if record.move is None:
             break
-        record.move.before.fen, record.move.after.fen
-        if index < len(black) and black[index].move is not None:
-            black[index].move.after.fen  # type: ignore[union-attr]
+        _ = record.move.before.fen, record.move.after.fen
+        reply = black[index].move if index < len(black) else None
+        if reply is not None:
+            _ = reply.after.fen
 
 
 def _encode_column(key: str, records: list[TurnRecord]) -> str:

@@ -78,7 +78,7 @@ class _Reader:
         if not isinstance(value, dict) or set(value) != {"true", "false"}:
             raise self.fail(f"field {key!r} must be an object with exactly the keys 'true' and 'false', got {value!r}")
         lists = (value["true"], value["false"])
-        for name, items in zip(("true", "false"), lists):
+        for name, items in zip(("true", "false"), lists, strict=True):
             if not isinstance(items, list):
                 raise self.fail(f"{key}[{name!r}] is {items!r}, not a list")
         return lists
@@ -115,15 +115,15 @@ def decode_history(text: str, source: str) -> GameHistory:
         senses, windows = lists["senses"][slot], lists["sense_results"][slot]
         if len(senses) != len(windows):
             raise reader.fail(f"senses[{name!r}] has {len(senses)} entries but sense_results[{name!r}] has {len(windows)}")
-        for index, (square, window) in enumerate(zip(senses, windows)):
+        for index, (square, window) in enumerate(zip(senses, windows, strict=True)):
             where = f"[{name!r}][{index}]"
             history.store_sense(color, reader.square(square, f"senses{where}"), reader.window(window, f"sense_results{where}"))
         move_lists = [lists[key][slot] for key in _LIST_KEYS[2:]]
         lengths = {len(items) for items in move_lists}
         if len(lengths) != 1:
-            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(_LIST_KEYS[2:], move_lists))
+            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(_LIST_KEYS[2:], move_lists, strict=True))
             raise reader.fail(f"the move fields for {name!r} differ in length ({counts})")
-        for index, (requested, taken, capture, before, after) in enumerate(zip(*move_lists)):
+        for index, (requested, taken, capture, before, after) in enumerate(zip(*move_lists, strict=True)):
             where = f"[{name!r}][{index}]"
             history.store_move(
                 color,

@@ -67,7 +67,7 @@ def row_board(
     board = chess.Board.empty()
     white, black = (own, opp_row) if color == chess.WHITE else (opp_row, own)
     for bbs, piece_color in ((white, chess.WHITE), (black, chess.BLACK)):
-        for t, bb in zip(chess.PIECE_TYPES, bbs):
+        for t, bb in zip(chess.PIECE_TYPES, bbs, strict=True):
             for square in chess.scan_forward(int(bb)):
                 board._set_piece_at(square, t, piece_color)
     board.turn = turn

@@ -157,7 +157,7 @@ class ReferenceBoardSet:
     def marginals(self) -> np.ndarray:
         probabilities = self.weights()
         result = np.zeros((64, N_CHANNELS))
-        for (board, _), p in zip(self._boards.values(), probabilities):
+        for (board, _), p in zip(self._boards.values(), probabilities, strict=True):
             for square in chess.SQUARES:
                 result[square, channel(board.piece_at(square))] += p
         return result

@@ -87,7 +87,7 @@ def follow(
     turn: list[tuple[str, float, bool, float]] = []  # this own turn's (belief, ce, truth in, seconds)
     turn_large = False
     own_turns = 0
-    for event, truth in zip(game.events[color], game.truth[color]):
+    for event, truth in zip(game.events[color], game.truth[color], strict=True):
         if isinstance(event, GameEnded) or own_turns == turn_limit:
             break
         own_turns += isinstance(event, MoveResult)

@@ -200,7 +200,7 @@ class StockfishMoveSelector:
         weights = weights * self._aggression(boards, color)
         weights = weights / max(weights.sum(), 1e-12)
         exposed = np.zeros(len(move_actions))
-        for board, weight, king in zip(boards, weights, kings):
+        for board, weight, king in zip(boards, weights, kings, strict=True):
             if king is None:
                 continue
             for j, move in enumerate(move_actions):

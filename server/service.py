@@ -413,7 +413,7 @@ class Service:
         ]
         old = [self.store.rating(user_id, version) or RatingRow(elo.INITIAL_ELO, 0, 0, 0) for user_id, version, _ in sides]
         new_elos = elo.updated_ratings(old[0].elo, old[1].elo, white_score)
-        for (user_id, version, score), record, new_elo in zip(sides, old, new_elos):
+        for (user_id, version, score), record, new_elo in zip(sides, old, new_elos, strict=True):
             updated = RatingRow(
                 new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
             )

@@ -250,7 +250,7 @@ class MiniChessRules:
                     other = cells[target]
                     if other != EMPTY and (other < low or other > high):
                         append(square | target << 6 | flag)
-            elif kind == KNIGHT or kind == KING:
+            elif kind in (KNIGHT, KING):
                 for target in (geometry.knight if kind == KNIGHT else geometry.king)[square]:
                     other = cells[target]
                     if other < low or other > high:

@@ -65,7 +65,7 @@ def test_reconchess_bots_play_full_games_in_our_arbiter(module):
     for their_color in (chess.WHITE, chess.BLACK):
         theirs, ours = their_class(), RandomBot(rng=their_color)
         white, black = (theirs, ours) if their_color == chess.WHITE else (ours, theirs)
-        winner, reason, history = play_local_game(white, black)
+        _winner, reason, history = play_local_game(white, black)
         assert reason in (WinReason.KING_CAPTURE, WinReason.MOVE_LIMIT)
         assert history.num_turns() > 0 and history.get_win_reason() == reason
         assert history.get_white_player_name() == type(white).__name__
@@ -127,13 +127,13 @@ def test_our_bots_play_in_reconchess_play_local_game(white_class, black_class):
 def test_our_trout_plays_in_reconchess():
     white = to_reconchess_class(TroutBot)(rng=1, limit=FAST)
     black = to_reconchess_class(RandomBot)(rng=2)
-    winner, reason, history = reconchess.play_local_game(white, black, game=reconchess.LocalGame(full_turn_limit=40))
+    _winner, reason, history = reconchess.play_local_game(white, black, game=reconchess.LocalGame(full_turn_limit=40))
     assert reason in (reconchess.WinReason.KING_CAPTURE, reconchess.WinReason.TURN_LIMIT)
     assert sum(move is not None for move in history.collect(history.taken_move, history.turns(chess.WHITE))) > 0
 
 
 def test_histories_round_trip_both_ways(tmp_path):
-    winner, reason, ours = play_local_game(AttackerBot(rng=5), RandomBot(rng=6))
+    _winner, _reason, ours = play_local_game(AttackerBot(rng=5), RandomBot(rng=6))
     ours_path = tmp_path / "ours.json"
     ours.save(str(ours_path))
     theirs = reconchess.GameHistory.from_file(str(ours_path))
@@ -180,7 +180,7 @@ class _EngineKillingTrout(TroutBot):
 
 def test_trout_restarts_a_killed_stockfish_and_plays_on():
     trout = _EngineKillingTrout(rng=8, limit=FAST)
-    winner, reason, history = play_local_game(trout, RandomBot(rng=9), game=LocalGame(full_turn_limit=12))
+    _winner, reason, _history = play_local_game(trout, RandomBot(rng=9), game=LocalGame(full_turn_limit=12))
     assert trout.killed_pid is not None
     assert trout.engine.restarts >= 1
     assert any(move is not None for move in trout.moves_after_kill)  # it kept asking Stockfish, and got answers

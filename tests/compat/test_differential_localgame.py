@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Optional
 
 import chess
@@ -222,7 +223,7 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
 
         if rng.random() < 0.02:
             bad = int(rng.choice([-1, 64, 100]))
-            assert_same_error(lambda: ours.sense(bad), lambda: theirs.sense(bad))
+            assert_same_error(partial(ours.sense, bad), partial(theirs.sense, bad))
             counts["refused sense"] += 1
         square = None if rng.random() < 0.1 else int(rng.integers(64))
         assert ours.sense(square) == theirs.sense(square)
@@ -236,7 +237,7 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
         board = theirs.board
         if rng.random() < 0.03:
             bad = bad_move(board, move_actions, rng)
-            assert_same_error(lambda: ours.move(bad), lambda: theirs.move(bad))
+            assert_same_error(partial(ours.move, bad), partial(theirs.move, bad))
             counts["refused move"] += 1
         if rng.random() < setup.pass_probability:
             requested = None

@@ -155,7 +155,7 @@ def test_rc_register_and_rc_connect_play_an_invited_game(server: ServerThread, t
     try:
         session = ServerSession(server.url, "inviter", "pw-inviter")
         game_id = session.invite("rc_connect_bot", False)
-        winner, reason, history_object = play_remote_game(session, game_id, RandomBot(rng=5), poll_seconds=0.05)
+        _winner, reason, history_object = play_remote_game(session, game_id, RandomBot(rng=5), poll_seconds=0.05)
         history = as_json(history_object)
         assert history["white_name"] == "rc_connect_bot" and history["black_name"] == "inviter"
         assert reason is not None and reason.name in ("TURN_LIMIT", "KING_CAPTURE")

@@ -75,7 +75,7 @@ def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory, seed: 
     game = GAMES[seed]
     belief = factory.make()
     seen: set[type] = set()
-    for event, truth in zip(game.events[color], game.truth[color]):
+    for event, truth in zip(game.events[color], game.truth[color], strict=True):
         belief.update(event)
         seen.add(type(event))
         if isinstance(event, GameEnded):

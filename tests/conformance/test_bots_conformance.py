@@ -27,7 +27,7 @@ def _play(name: str, color: chess.Color, seed: int) -> tuple[str, object]:
     bot = bot_class(rng=seed, **FAST_SETTINGS.get(name, {}))
     opponent = RandomBot(rng=seed + 1)
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
-    winner, reason, history = play_local_game(white, black, game=LocalGame(full_turn_limit=TURN_LIMIT))
+    _winner, _reason, history = play_local_game(white, black, game=LocalGame(full_turn_limit=TURN_LIMIT))
     return history.to_json(), history
 
 

@@ -46,7 +46,7 @@ class ListBelief:
     def marginals(self) -> np.ndarray:
         grid = self.piece_grid()
         result = np.zeros((64, 13))
-        for row, weight in zip(grid, self._weights):
+        for row, weight in zip(grid, self._weights, strict=True):
             result[np.arange(64), row] += weight
         return result
 

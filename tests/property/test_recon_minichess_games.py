@@ -69,7 +69,7 @@ def test_play_local_game_runs_recon_minichess_unchanged() -> None:
     game: LocalGame[Any] = LocalGame(seconds_per_player=None, full_turn_limit=MOVE_LIMIT, rules=RECON_MINICHESS)
     white = ReconMiniChessBot(RECON_MINICHESS, np.random.default_rng(3), explore=0.2)
     black = ReconMiniChessBot(RECON_MINICHESS, np.random.default_rng(4), explore=0.2)
-    winner, reason, history = play_local_game(white, black, game=game)
+    _winner, reason, history = play_local_game(white, black, game=game)
     assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT) and not history.faults
     final = RECON_MINICHESS.starting_board(history.truth_fen_after_move(history.last_turn()))
     assert (RECON_MINICHESS.king_captured(final) is not None) == (reason == WinReason.KING_CAPTURE)

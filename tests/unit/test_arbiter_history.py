@@ -239,5 +239,5 @@ def test_corrupt_files_raise_a_clear_error(corrupt: Any, problem: str, tmp_path:
 def test_binary_file_raises_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "binary.json"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(HistoryFormatError, match="binary.json"):
+    with pytest.raises(HistoryFormatError, match=r"binary\.json"):
         GameHistory.from_file(str(path))

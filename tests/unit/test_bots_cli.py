@@ -95,7 +95,7 @@ def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys, tmp_path):
     first = sorted((tmp_path / "games").glob("*-001-*.json"))[0]
     intact = first.read_bytes()
     first.write_text('{"type": "GameHistory", "sen')
-    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9", "--resume")
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9", "--resume")
     assert code == 0
     assert f"cannot use {first}" in stderr and "playing that game again" in stderr
     assert stderr.count("(saved earlier)") == 1
@@ -106,7 +106,7 @@ def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys, tmp_path):
 def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys, tmp_path):
     bot_file = tmp_path / "crashing_bot.py"
     bot_file.write_text(textwrap.dedent(CRASHING_BOT))
-    code, stdout, stderr, files = _match(capsys, tmp_path, str(bot_file), "reconchess.bots.random_bot", "--games", "1", "--seed", "5")
+    code, stdout, _stderr, files = _match(capsys, tmp_path, str(bot_file), "reconchess.bots.random_bot", "--games", "1", "--seed", "5")
     assert code == 0 and len(files) == 1
     history = GameHistory.from_file(str(files[0]))
     assert history.get_white_player_name() == "CrashingBot" and history.get_black_player_name() == "RandomBot"
@@ -115,7 +115,7 @@ def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys, 
 
 
 def test_match_names_an_unknown_bot(capsys, tmp_path):
-    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "no_such_bot", "--games", "1")
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "random", "no_such_bot", "--games", "1")
     assert code == 2 and "'no_such_bot'" in stderr and "registered bot names" in stderr and files == []
 
 
@@ -161,7 +161,7 @@ def test_match_without_stockfish_says_what_it_tried(capsys, tmp_path, monkeypatc
     monkeypatch.setattr(engine_module, "FALLBACK_STOCKFISH_PATH", str(tmp_path / "nowhere" / "stockfish"))
     monkeypatch.setenv("STOCKFISH_EXECUTABLE", str(tmp_path / "not-stockfish"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    code, stdout, stderr, files = _match(capsys, tmp_path, "trout", "random")
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "trout", "random")
     assert code == 2 and files == []
     assert "cannot construct TroutBot: EngineNotFoundError" in stderr
     assert "not-stockfish" in stderr and "'stockfish' on PATH" in stderr and "nowhere/stockfish" in stderr

@@ -41,7 +41,7 @@ def test_a_file_with_one_player(tmp_path):
 
 def test_several_players_need_get_player_unless_one_is_defined_here(tmp_path):
     two = "from blindchess.arbiter import Player\nclass FirstBot(Player):" + _BOT_BODY + "class SecondBot(Player):" + _BOT_BODY
-    with pytest.raises(PlayerLoadError, match="FirstBot, SecondBot.*get_player"):
+    with pytest.raises(PlayerLoadError, match=r"FirstBot, SecondBot.*get_player"):
         load_player(_write_bot_file(tmp_path, "two_bots_file", two))
     chosen = two + "\ndef get_player():\n    return SecondBot\n"
     assert load_player(_write_bot_file(tmp_path, "two_bots_chosen", chosen))[0] == "SecondBot"
@@ -71,7 +71,7 @@ def test_clear_errors_name_the_source(source, message):
 
 def test_a_file_that_fails_to_import_is_named(tmp_path):
     path = _write_bot_file(tmp_path, "broken_bot_file", "raise RuntimeError('boom at import')\n")
-    with pytest.raises(PlayerLoadError, match="broken_bot_file.py.*RuntimeError: boom at import"):
+    with pytest.raises(PlayerLoadError, match=r"broken_bot_file\.py.*RuntimeError: boom at import"):
         load_player(path)
 
 
@@ -98,7 +98,7 @@ def test_registry_resolves_short_names_then_sources():
     assert set(BOTS) >= {"random", "attacker", "trout"}
     assert resolve_bot("random") == ("random", RandomBot)
     assert resolve_bot("blindchess.bots.random_bot") == ("RandomBot", RandomBot)
-    with pytest.raises(PlayerLoadError, match="registered bot names: .*attacker.*random.*trout"):
+    with pytest.raises(PlayerLoadError, match=r"registered bot names: .*attacker.*random.*trout"):
         resolve_bot("nonexistent_bot_name")
 
 

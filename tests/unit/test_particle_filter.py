@@ -76,7 +76,7 @@ def test_starved_filter_recovers_the_truth_from_an_exact_replay() -> None:
         game = _game(seed, turns=6)
         for color in (chess.WHITE, chess.BLACK):
             belief = ParticleFilter(1, recovery_turns=0, recovery_factor=10**7, seed=seed)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 before = belief.recoveries
                 belief.update(event)
                 assert len(belief) >= 1

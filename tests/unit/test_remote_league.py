@@ -183,7 +183,7 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
             connect.kill()
     assert connect.returncode == 0, output
     assert "stopping: no new games" in output
-    winner, reason, history = result["game"]
+    _winner, reason, _history = result["game"]
     assert reason.name in ("KING_CAPTURE", "TURN_LIMIT")  # played to its end, not abandoned
     assert f"game {game_id}: winner" in output
     # never accepted: still pending, or withdrawn by the server's start timeout

@@ -58,7 +58,7 @@ def test_elo_is_zero_sum_and_favours_the_upset() -> None:
     assert white + black == pytest.approx(3200)
     assert white - 1500 == pytest.approx(32 * (1 - expected_score(1500, 1700)))
     assert white - 1500 > 16  # beating a stronger player gains more than half of K
-    with pytest.raises(ValueError, match="0.7"):
+    with pytest.raises(ValueError, match=r"0\.7"):
         updated_ratings(1500, 1500, 0.7)
 
 
