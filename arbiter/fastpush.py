@@ -20,7 +20,9 @@ from chess import BB_SQUARES
 
 _BACK_RANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
 # A standard-notation castling move (king square, king target) -> the rook square python-chess moves the king onto
-_CASTLING_ROOK = {(chess.E1, chess.G1): chess.H1, (chess.E1, chess.C1): chess.A1, (chess.E8, chess.G8): chess.H8, (chess.E8, chess.C8): chess.A8}
+_CASTLING_ROOK = {
+    (chess.E1, chess.G1): chess.H1, (chess.E1, chess.C1): chess.A1, (chess.E8, chess.G8): chess.H8, (chess.E8, chess.C8): chess.A8
+}
 
 # (colour, towards the a-file) -> where king and rook stand after castling
 _CASTLED = {

@@ -306,7 +306,8 @@ def play_local_game(
     if reason == WinReason.TIMEOUT and winner is not None and not any(fault.timed_out for fault in faults):
         # the clock ran out over a whole turn (checked at its end, as in reconchess), not inside one callback
         loser = not winner
-        faults.append(BotFault(names[loser], loser, "its turn", _OUT_OF_CLOCK + " (turn longer than clock plus increment)", referee.current_turn(loser), None, True))
+        problem = _OUT_OF_CLOCK + " (turn longer than clock plus increment)"
+        faults.append(BotFault(names[loser], loser, "its turn", problem, referee.current_turn(loser), None, True))
     for color in (chess.WHITE, chess.BLACK):
         try:
             referee.call(players[color], color, "handle_game_end", winner, reason, history, timed=False)

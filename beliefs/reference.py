@@ -39,7 +39,9 @@ class ReferenceBoardSet:
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
 
     @classmethod
-    def from_boards(cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = None) -> ReferenceBoardSet:
+    def from_boards(
+        cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = None
+    ) -> ReferenceBoardSet:
         """A reference set holding `boards` (equally likely) for the player of `color` (for tests and benchmarks)."""
         belief = cls(move_model)
         belief._color = color

@@ -139,7 +139,8 @@ class MatchSummary:
             length = f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted)"
             if self.seconds:
                 resumed = len(self.turns) - len(self.seconds)
-                length += f", {np.mean(self.seconds):.2f} s" + (f" (over the {len(self.seconds)} games played in this run)" if resumed else "")
+                length += f", {np.mean(self.seconds):.2f} s"
+                length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
             rows.append(length)
         return "\n".join(rows)
 

@@ -162,7 +162,10 @@ class StockfishMoveSelector:
 
         proxy = np.array([[proxy_move_value(board, move, color) for move in move_actions] for board in boards])
         proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
-        safety_boards = 16 if panic else self.safety_boards if self.search_depth is not None else int(np.clip(budget * 60, 16, self.safety_boards))
+        safety_boards = (
+            16 if panic else self.safety_boards if self.search_depth is not None
+            else int(np.clip(budget * 60, 16, self.safety_boards))
+        )
         exposure = self._exposure(belief, move_actions, rng, color, safety_boards)
         proxy_score = proxy_score - KING_VALUE * exposure
         if panic:

@@ -238,7 +238,8 @@ class Service:
                 return
             with self.store.transaction():
                 self.store.add_action(game_id, len(game.actions) - 1, action)
-                self.store.update_game(game_id, {"white_seconds": game.seconds_left[chess.WHITE], "black_seconds": game.seconds_left[chess.BLACK]})
+                clocks = {"white_seconds": game.seconds_left[chess.WHITE], "black_seconds": game.seconds_left[chess.BLACK]}
+                self.store.update_game(game_id, clocks)
                 if game.arbiter_result() is not None:
                     game.finish()
                     self._store_result(game)

@@ -40,7 +40,10 @@ class ServerProcess:
         self._process: Optional[subprocess.Popen[str]] = None
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        command = [sys.executable, "-m", "blindchess", "-v", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_path, *self.extra_args]
+        command = [
+            sys.executable, "-m", "blindchess", "-v", "serve",
+            "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_path, *self.extra_args,
+        ]
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
         )

@@ -219,7 +219,9 @@ class MiniChessRules:
         cells = [EMPTY] * 64
         for square, piece in board.piece_map().items():
             if not self.geometry.contains(square):
-                raise PlacementError(f"{board.fen()}: {piece.symbol()} on {chess.square_name(square)} is off the {self.files}x{self.ranks} board")
+                raise PlacementError(
+                    f"{board.fen()}: {piece.symbol()} on {chess.square_name(square)} is off the {self.files}x{self.ranks} board"
+                )
             cells[square] = piece_code(piece)
         ply = 2 * (board.fullmove_number - 1) + (0 if board.turn == chess.WHITE else 1)
         return Position(cells, board.turn, ply)

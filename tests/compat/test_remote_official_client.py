@@ -83,7 +83,9 @@ def local_games() -> list[Callable[[], Any]]:
     ]
 
 
-def play_both_sides(server: ServerThread, white: str, black: str, white_play: Callable[..., Any], black_play: Callable[..., Any]) -> dict[str, Any]:
+def play_both_sides(
+    server: ServerThread, white: str, black: str, white_play: Callable[..., Any], black_play: Callable[..., Any]
+) -> dict[str, Any]:
     game_id = ServerSession(server.url, white, "pw-" + white).invite(black, True)
     results: dict[str, Any] = {}
 

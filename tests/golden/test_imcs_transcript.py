@@ -239,7 +239,10 @@ def test_cli_imcs_command_plays_against_a_raw_client(capsys: pytest.CaptureFixtu
     codes = []
     thread = threading.Thread(
         target=lambda: codes.append(
-            cli_main(["imcs", "alphabeta", "--server", f"127.0.0.1:{port}", "--user", "cli", "--password", "pw", "--offer", "B", "--depth", "2"])
+            cli_main([
+                "imcs", "alphabeta", "--server", f"127.0.0.1:{port}", "--user", "cli", "--password", "pw",
+                "--offer", "B", "--depth", "2",
+            ])
         )
     )
     thread.start()

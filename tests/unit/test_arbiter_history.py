@@ -83,7 +83,10 @@ def answers(history: Any) -> dict[str, Any]:
         "names": (history.get_white_player_name(), history.get_black_player_name()),
         "result": (history.get_winner_color(), None if reason is None else reason.name),
         "counts": (history.num_turns(), history.num_turns(chess.WHITE), history.num_turns(chess.BLACK), history.is_empty()),
-        "ends": [str(t) for t in (history.first_turn(), history.last_turn(), history.last_turn(chess.WHITE), history.last_turn(chess.BLACK))],
+        "ends": [
+            str(t)
+            for t in (history.first_turn(), history.last_turn(), history.last_turn(chess.WHITE), history.last_turn(chess.BLACK))
+        ],
         "slices": [str(t) for t in history.turns(start=1, stop=3)] + [str(t) for t in history.turns(chess.BLACK, stop=2)],
         "collected": list(history.collect(history.taken_move, history.turns(chess.WHITE))),
         "turns": per_turn,
@@ -225,7 +228,10 @@ def valid_document() -> dict[str, Any]:
         (lambda d: json.dumps({**d, "win_reason": {"type": "WinReason", "value": "BORED"}}), "win_reason is"),
         (lambda d: json.dumps({**d, "winner_color": "white"}), "winner_color is 'white'"),
     ],
-    ids=["not json", "not an object", "missing field", "bad colour keys", "bad square", "bad move", "ragged lists", "bad reason", "bad winner"],
+    ids=[
+        "not json", "not an object", "missing field", "bad colour keys", "bad square", "bad move", "ragged lists",
+        "bad reason", "bad winner",
+    ],
 )
 def test_corrupt_files_raise_a_clear_error(corrupt: Any, problem: str, tmp_path: Path) -> None:
     path = tmp_path / "corrupt.json"

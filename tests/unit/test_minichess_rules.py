@@ -91,7 +91,8 @@ def _reference_revise(rules, board: chess.Board, move: chess.Move):
     cells = [0] * 64
     for square, piece in board.piece_map().items():
         cells[square] = piece.piece_type + (0 if piece.color else 6)
-    if any(m == move for m in (chess.Move(m & 63, m >> 6 & 63, chess.QUEEN if m >> 12 else None) for m in game.generate(cells, board.turn))):
+    legal = (chess.Move(m & 63, m >> 6 & 63, chess.QUEEN if m >> 12 else None) for m in game.generate(cells, board.turn))
+    if any(m == move for m in legal):
         return move
     kind = board.piece_type_at(move.from_square)
     geometry = rules.geometry

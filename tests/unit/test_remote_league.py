@@ -139,7 +139,9 @@ def test_a_crashing_bot_loses_only_that_game(server: ServerThread) -> None:
     wait_for(lambda: connector.games_in_progress == 1, 30, "the first game to be accepted")
     game_b = sessions["opponent_b"].invite("crashy", chess.WHITE)
     opponents = [
-        threading.Thread(target=lambda name=name, game_id=game_id: results.__setitem__(name, play_remote_game(sessions[name], game_id, RandomBot(rng=9), 0.02)))
+        threading.Thread(target=lambda name=name, game_id=game_id: results.__setitem__(
+            name, play_remote_game(sessions[name], game_id, RandomBot(rng=9), 0.02)
+        ))
         for name, game_id in (("opponent_a", game_a), ("opponent_b", game_b))
     ]
     for thread in opponents:
@@ -170,7 +172,9 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
         wait_for(lambda: "interrupted" in sessions["inviter"].active_users(), 60, "the connection")
         game_id = sessions["inviter"].invite("interrupted", chess.WHITE)
         result: dict[str, Any] = {}
-        player = threading.Thread(target=lambda: result.__setitem__("game", play_remote_game(sessions["inviter"], game_id, RandomBot(rng=3), 0.02)))
+        player = threading.Thread(target=lambda: result.__setitem__(
+            "game", play_remote_game(sessions["inviter"], game_id, RandomBot(rng=3), 0.02)
+        ))
         player.start()
         wait_for(lambda: len(query(server, "SELECT * FROM actions WHERE game_id = ?", game_id)) >= 6, 60, "the game to start")
         connect.send_signal(signal.SIGINT)

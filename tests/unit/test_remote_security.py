@@ -42,7 +42,10 @@ def game(server: ServerThread) -> dict[str, int]:
     return {"game_id": game_id, "invitation_id": invitation_id}
 
 
-def call(server: ServerThread, user: str | None, method: str, path: str, body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None) -> requests.Response:
+def call(
+    server: ServerThread, user: str | None, method: str, path: str,
+    body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None,
+) -> requests.Response:
     """A request as RemoteGame makes it: JSON text without a Content-Type header."""
     auth = None if user is None else (user, PASSWORDS.get(user, "x"))
     data = raw if raw is not None else (None if body is None else json.dumps(body))
@@ -121,7 +124,9 @@ def test_a_stranger_can_neither_read_nor_act_in_a_game(server: ServerThread, gam
         ("move", {"requested_move": "e2e4"}, "requested_move"),
     ],
 )
-def test_malformed_actions_get_400_with_a_message(server: ServerThread, game: dict[str, int], endpoint: str, payload: Any, fragment: str) -> None:
+def test_malformed_actions_get_400_with_a_message(
+    server: ServerThread, game: dict[str, int], endpoint: str, payload: Any, fragment: str
+) -> None:
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     message = assert_error(call(server, "alice", "POST", f"/api/games/{game['game_id']}/{endpoint}", raw=raw), 400)
     assert fragment in message
@@ -138,7 +143,10 @@ def test_well_formed_but_wrong_moves_and_settings_get_400(server: ServerThread, 
         assert_error(call(server, "alice", "POST", "/api/users/me/max_games", bad), 400)
     for bad in ({"ranked": "yes"}, {"ranked": 1}, {"ranked": None}):
         assert_error(call(server, "alice", "POST", "/api/users/me/ranked", bad), 400)
-    for bad in ({"opponent": "nobody", "color": True}, {"opponent": "bob", "color": "white"}, {"opponent": 5, "color": True}, {"opponent": "alice", "color": True}):
+    for bad in (
+        {"opponent": "nobody", "color": True}, {"opponent": "bob", "color": "white"},
+        {"opponent": 5, "color": True}, {"opponent": "alice", "color": True},
+    ):
         assert_error(call(server, "alice", "POST", "/api/invitations/", bad), 400)
     for bad_id in ("abc", "0", "-3", str(2**70), "1.5"):
         assert_error(call(server, "alice", "GET", f"/api/games/{bad_id}/color"), 400)
@@ -160,7 +168,9 @@ def test_openapi_fuzzing_finds_no_server_error(server: ServerThread, game: dict[
     assert "generated" in run.stdout and "passed" in run.stdout, summary
 
 
-def test_passwords_are_never_stored_or_logged_in_clear(server: ServerThread, game: dict[str, int], caplog: pytest.LogCaptureFixture) -> None:
+def test_passwords_are_never_stored_or_logged_in_clear(
+    server: ServerThread, game: dict[str, int], caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.DEBUG):
         register(server.url, ["dave"], password_prefix="Dave-Secret-")
         call(server, "alice", "GET", "/api/users/")
