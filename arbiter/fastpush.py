@@ -131,5 +131,5 @@ def _place(board: chess.Board, bb: int, piece_type: chess.PieceType, color: ches
         board.promoted ^= bb
 
 
-_PIECE_FIELDS = (None, "pawns", "knights", "bishops", "rooks", "queens", "kings")
-"""The board's bitboard of each piece type, by type."""
+_PIECE_FIELDS = ("", "pawns", "knights", "bishops", "rooks", "queens", "kings")
+"""The board's bitboard of each piece type, by type (index 0 is no piece type)."""

@@ -92,12 +92,12 @@ class Referee:
     """Makes one game's bot calls: checks their answers and, with a watchdog, their time.
 
     Args:
-        game: The game being played (for clocks and turn numbers).
+        game: The local game being played (for clocks, turn numbers, the mover and resigning a faulty bot).
         names: Each colour's player name, used in fault messages.
         watchdog: Interrupts a callback that overruns the mover's clock; None for no deadline.
     """
 
-    def __init__(self, game: Game, names: dict[Color, str], watchdog: Optional[Watchdog] = None) -> None:
+    def __init__(self, game: LocalGame[Any], names: dict[Color, str], watchdog: Optional[Watchdog] = None) -> None:
         self.game = game
         self.names = names
         self.watchdog = watchdog
@@ -119,7 +119,7 @@ class Referee:
 
     @property
     def mover(self) -> Color:
-        return bool(self.game.turn)
+        return self.game.turn
 
     def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None, timed_out: bool = False) -> BotFault:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
@@ -247,23 +247,16 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
             call(player, color, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
         except BotFaultError as error:
             if end_turn_last and not error.fault.timed_out:
-                _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
+                referee.game.resign(error.fault.color)  # before end_turn, so the opponent is not told a turn began
                 game.end_turn()
             raise
         if end_turn_last:
             game.end_turn()
     except BotFaultError as error:
         if not error.fault.timed_out:
-            _resign(game, color)
+            referee.game.resign(color)
         return error.fault
     return None
-
-
-def _resign(game: Game, color: Color) -> None:
-    if isinstance(game, LocalGame):
-        game.resign(color)
-    else:
-        game.resign()
 
 
 def play_local_game(

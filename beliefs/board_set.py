@@ -175,7 +175,8 @@ class BoardSet:
         return belief
 
     def _own_occupied(self) -> np.uint64:
-        return np.bitwise_or.reduce(self._own)
+        occupied: np.uint64 = np.bitwise_or.reduce(self._own)
+        return occupied
 
     def _opponent_moved(self, event: OpponentMoved, event_index: int) -> None:
         capture = event.capture_square
@@ -385,7 +386,8 @@ class BoardSet:
 
     def weights(self) -> np.ndarray:
         """Probabilities of the boards, aligned with `piece_grid`, summing to one."""
-        return self._weights / self._weights.sum()
+        normalised: np.ndarray = self._weights / self._weights.sum()
+        return normalised
 
     def _bits(self, start: int, stop: int) -> np.ndarray:
         """Shape (rows, 6, 64) uint8: the opponent's piece bits of boards ``start:stop``."""

@@ -78,4 +78,5 @@ def row_board(
 
 def square_bit(square: Optional[int]) -> np.uint64:
     """The bitboard of `square` (0 for None)."""
-    return BIT[square] if square is not None else np.uint64(0)
+    bit: np.uint64 = BIT[square] if square is not None else np.uint64(0)
+    return bit

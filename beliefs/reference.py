@@ -149,7 +149,8 @@ class ReferenceBoardSet:
         if self._color is None:
             raise NotInitialisedError("the reference board set has not received GameStarted")
         w = np.array([w for _, w in self._boards.values()])
-        return w / w.sum()
+        normalised: np.ndarray = w / w.sum()
+        return normalised
 
     def piece_grid(self) -> np.ndarray:
         return np.array(

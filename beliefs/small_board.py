@@ -199,7 +199,8 @@ class EnumeratedBelief:
 
     def weights(self) -> np.ndarray:
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
-        return weights / weights.sum()
+        normalised: np.ndarray = weights / weights.sum()
+        return normalised
 
     def marginals(self) -> np.ndarray:
         grid, weights = self.piece_grid(), self.weights()

@@ -48,7 +48,7 @@ class PlannerPresetBot(BeliefBot):
     make_belief: ClassVar[Callable[[], Belief]] = staticmethod(capped_board_set)
 
     def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(self.make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
+        super().__init__(type(self).make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
 
 
 class RandomSenseBot(PlannerPresetBot):

@@ -34,7 +34,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Union
+from functools import partial
+from typing import Any, Union
 
 import chess
 import numpy as np
@@ -156,7 +157,7 @@ def report(results: Results, names: list[str], big: int) -> None:
     print(f"\nhybrid: {results.handovers} hand-overs to particles, {results.returns} returns to the exact set")
 
 
-def interleaved(records: list[dict]) -> list[dict]:
+def interleaved(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records with the bot pairings taken in turn (the fixture holds each pairing's games together),
     so that the first games of a run, and every interim report, cover all pairings."""
     rank: dict[tuple[str, str], int] = defaultdict(int)
@@ -185,7 +186,7 @@ def main() -> None:
     uniform = OpponentMoveModel.uniform()
     makers: dict[str, Callable[[], Tracked]] = {"exact": lambda: BoardSet(max_boards=args.exact_cap, move_model=uniform)}
     for budget in (int(b) for b in args.budgets.split(",")):
-        makers[f"pf-{budget}"] = lambda budget=budget: ParticleFilter(budget)
+        makers[f"pf-{budget}"] = partial(ParticleFilter, budget)
     makers["hybrid"] = lambda: HybridBelief(switch_boards=args.switch, particles=args.hybrid_particles, rebuild_seconds=args.hybrid_rebuild)
     names = list(makers)
     results = Results()

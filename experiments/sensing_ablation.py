@@ -108,9 +108,9 @@ def match_score(name: str, games: int, seconds: float, increment: float, turn_li
         preset = PRESETS[f"belief-{name}"](rng=seed + index)
         trout = TroutBot(rng=seed + 1000 + index)
         color = chess.WHITE if index % 2 == 0 else chess.BLACK
-        players = (preset, trout) if color == chess.WHITE else (trout, preset)
+        white, black = (preset, trout) if color == chess.WHITE else (trout, preset)
         game = LocalGame(seconds_per_player=seconds, seconds_increment=increment, full_turn_limit=turn_limit)
-        winner, reason, _ = play_local_game(*players, game=game)
+        winner, reason, _ = play_local_game(white, black, game=game)
         logging.info("%s vs trout, game %d: winner %s by %s", name, index + 1, winner, reason)
         wins += winner == color
         points += 1.0 if winner == color else 0.5 if winner is None else 0.0

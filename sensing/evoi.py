@@ -97,7 +97,8 @@ def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: floa
     planners look and selectors defend before the threat lands, at the price of some caution
     against quiet opponents.
     """
-    return level_boosts(king_boost)[threat_levels(boards, color)]
+    boosts: np.ndarray = level_boosts(king_boost)[threat_levels(boards, color)]
+    return boosts
 
 
 def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:

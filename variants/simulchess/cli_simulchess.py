@@ -15,7 +15,7 @@ import chess
 from blindchess.variants.simulchess.players import BOTS, play_simulchess_match
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("simulchess", help="play simultaneous-move chess between two bots", description=__doc__)
     parser.add_argument("white", choices=sorted(BOTS), help="first bot (White in odd-numbered games)")
     parser.add_argument("black", choices=sorted(BOTS), help="second bot")
