@@ -31,12 +31,15 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, TypeVar, Union
 
 import chess
 
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
+
+if TYPE_CHECKING:  # the play loop imports this module
+    from .play import BotFault
 
 T = TypeVar("T")
 
@@ -167,7 +170,7 @@ class GameHistory:
         self._winner_color: Optional[Color] = None
         self._win_reason: Optional[WinReason] = None
         self.starting_fen = starting_fen
-        self.faults: list[Any] = []
+        self.faults: list[BotFault] = []
         """Bot faults the play loop recorded (`blindchess.arbiter.play.BotFault`); not part of the JSON file."""
 
     # ------------------------------------------------------------------ recording (the game calls these)

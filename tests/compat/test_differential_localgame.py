@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
+from enum import Enum
 from functools import partial
 from typing import Optional
 
@@ -30,7 +31,7 @@ import pytest
 import reconchess
 from reconchess.history import GameHistoryEncoder
 
-from blindchess.arbiter import GameHistory, LocalGame, Observation, Turn, WinReason, rules
+from blindchess.arbiter import GameHistory, GameStarted, LocalGame, Observation, Turn, WinReason, rules
 
 GAMES = 2000
 CHUNKS = 8
@@ -189,7 +190,7 @@ def assert_same_error(ours_call, theirs_call) -> None:  # type: ignore[no-untype
     assert str(ours_error.value) == str(theirs_error.value)
 
 
-def reason_name(reason: object) -> Optional[str]:
+def reason_name(reason: Optional[Enum]) -> Optional[str]:
     """The member name: the two packages' WinReason enums are different classes with the same members."""
     return None if reason is None else str(reason.name)
 
@@ -236,8 +237,8 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
 
         board = theirs.board
         if rng.random() < 0.03:
-            bad = bad_move(board, move_actions, rng)
-            assert_same_error(partial(ours.move, bad), partial(theirs.move, bad))
+            illegal = bad_move(board, move_actions, rng)
+            assert_same_error(partial(ours.move, illegal), partial(theirs.move, illegal))
             counts["refused move"] += 1
         if rng.random() < setup.pass_probability:
             requested = None
@@ -275,7 +276,9 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
         assert events[color] == ours_history.observations(color)
         expected = events[color]
         if not ours_history.has_move(Turn(chess.WHITE, 0)):  # a file keeps the start position only in White's first move
-            expected = [replace(expected[0], starting_fen=chess.STARTING_FEN), *expected[1:]]
+            start = expected[0]
+            assert isinstance(start, GameStarted)
+            expected = [replace(start, starting_fen=chess.STARTING_FEN), *expected[1:]]
         assert reloaded.observations(color) == expected
 
 

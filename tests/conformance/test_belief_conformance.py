@@ -7,10 +7,6 @@ on the real arbiter (small enough for the reference to keep up).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import chess
 import numpy as np
 import pytest
@@ -18,14 +14,9 @@ import pytest
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import N_CHANNELS, Belief, BeliefError, NotInitialisedError
 from blindchess.beliefs.random_games import ObservedGame, play_random_game
+from blindchess.tests.conformance.belief_registry import BELIEF_FACTORIES, BeliefFactory
 
-_spec = importlib.util.spec_from_file_location("belief_registry", Path(__file__).with_name("belief_registry.py"))
-assert _spec is not None and _spec.loader is not None
-registry = importlib.util.module_from_spec(_spec)
-sys.modules["belief_registry"] = registry  # dataclasses look their module up there
-_spec.loader.exec_module(registry)
-
-FACTORIES = registry.BELIEF_FACTORIES
+FACTORIES = BELIEF_FACTORIES
 GAME_SEEDS = (1, 2, 3)
 
 
@@ -37,8 +28,9 @@ GAMES = {seed: _game(seed) for seed in GAME_SEEDS}
 
 
 @pytest.fixture(params=FACTORIES, ids=[f.name for f in FACTORIES])
-def factory(request: pytest.FixtureRequest):
-    return request.param
+def factory(request: pytest.FixtureRequest) -> BeliefFactory:
+    chosen: BeliefFactory = request.param
+    return chosen
 
 
 def _fed(belief: Belief, game: ObservedGame, color: chess.Color, upto: int) -> Belief:
@@ -47,11 +39,11 @@ def _fed(belief: Belief, game: ObservedGame, color: chess.Color, upto: int) -> B
     return belief
 
 
-def test_satisfies_the_protocol(factory) -> None:
+def test_satisfies_the_protocol(factory: BeliefFactory) -> None:
     assert isinstance(factory.make(), Belief)
 
 
-def test_refuses_queries_before_game_start(factory) -> None:
+def test_refuses_queries_before_game_start(factory: BeliefFactory) -> None:
     belief = factory.make()
     with pytest.raises(BeliefError):
         belief.update(OpponentMoved(None))
@@ -59,7 +51,7 @@ def test_refuses_queries_before_game_start(factory) -> None:
         belief.marginals()
 
 
-def test_initialised_by_game_start(factory) -> None:
+def test_initialised_by_game_start(factory: BeliefFactory) -> None:
     belief = factory.make()
     belief.update(GameStarted(chess.BLACK, chess.STARTING_FEN))
     assert len(belief) == 1
@@ -71,7 +63,7 @@ def test_initialised_by_game_start(factory) -> None:
 
 @pytest.mark.parametrize("seed", GAME_SEEDS)
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
-def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory, seed: int, color: chess.Color) -> None:
+def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory: BeliefFactory, seed: int, color: chess.Color) -> None:
     game = GAMES[seed]
     belief = factory.make()
     seen: set[type] = set()
@@ -91,7 +83,7 @@ def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory, seed: 
     assert {GameStarted, OpponentMoved, SenseResult, MoveResult, GameEnded} <= seen
 
 
-def test_samples_are_members_and_deterministic_by_seed(factory) -> None:
+def test_samples_are_members_and_deterministic_by_seed(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), GAMES[1], chess.BLACK, 5)
     first = belief.sample(50, np.random.default_rng(7))
     second = belief.sample(50, np.random.default_rng(7))
@@ -100,7 +92,7 @@ def test_samples_are_members_and_deterministic_by_seed(factory) -> None:
     assert belief.sample(0, np.random.default_rng(0)) == []
 
 
-def test_marginals_agree_with_the_samples(factory) -> None:
+def test_marginals_agree_with_the_samples(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), GAMES[2], chess.WHITE, 5)
     samples = belief.sample(4000, np.random.default_rng(3))
     empirical = np.zeros((64, N_CHANNELS))
@@ -112,13 +104,13 @@ def test_marginals_agree_with_the_samples(factory) -> None:
     np.testing.assert_allclose(empirical / len(samples), belief.marginals(), atol=0.04)
 
 
-def test_non_members(factory) -> None:
+def test_non_members(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), GAMES[3], chess.WHITE, 4)
     assert chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1") not in belief
     assert "not a board" not in belief
 
 
-def test_copy_is_independent(factory) -> None:
+def test_copy_is_independent(factory: BeliefFactory) -> None:
     game = GAMES[1]
     belief = _fed(factory.make(), game, chess.WHITE, 2)
     before = len(belief)
@@ -129,7 +121,7 @@ def test_copy_is_independent(factory) -> None:
     assert game.truth[chess.WHITE][1] in belief
 
 
-def test_same_events_same_belief(factory) -> None:
+def test_same_events_same_belief(factory: BeliefFactory) -> None:
     one = _fed(factory.make(), GAMES[2], chess.BLACK, 6)
     two = _fed(factory.make(), GAMES[2], chess.BLACK, 6)
     np.testing.assert_array_equal(one.marginals(), two.marginals())

@@ -41,7 +41,8 @@ class ListBelief:
         return board_grid(self.boards)
 
     def weights(self) -> np.ndarray:
-        return self._weights
+        weights: np.ndarray = self._weights
+        return weights
 
     def marginals(self) -> np.ndarray:
         grid = self.piece_grid()

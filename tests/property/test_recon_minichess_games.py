@@ -38,10 +38,12 @@ def play_checked(rules: ReconMiniChessRules, white: ReconMiniChessBot, black: Re
         capture: Optional[int] = game.opponent_move_results()
         player.handle_opponent_move_result(capture is not None, capture)
         assert game.board in player.belief
-        square = player.choose_sense(game.sense_actions(), game.move_actions(), game.get_seconds_left())
+        sense_actions, move_actions = game.sense_actions(), game.move_actions()
+        assert sense_actions is not None and move_actions is not None, "the game is not over"
+        square = player.choose_sense(sense_actions, move_actions, game.get_seconds_left())
         player.handle_sense_result(game.sense(square))
         assert game.board in player.belief
-        requested, taken, capture = game.move(player.choose_move(game.move_actions(), game.get_seconds_left()))
+        requested, taken, capture = game.move(player.choose_move(move_actions, game.get_seconds_left()))
         player.handle_move_result(requested, taken, capture is not None, capture)
         assert game.board in player.belief  # the mover's belief after its own move: the board the opponent now faces
         checks += 3

@@ -11,7 +11,7 @@ import pytest
 from blindchess.arbiter import IllegalActionError, LocalGame, WinReason
 
 
-def play_one_turn(game: LocalGame, pause: float = 0.0) -> None:
+def play_one_turn(game: LocalGame[chess.Board], pause: float = 0.0) -> None:
     game.sense(None)
     time.sleep(pause)
     game.move(None)

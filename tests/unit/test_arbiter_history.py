@@ -20,6 +20,7 @@ from blindchess.arbiter import (
     MoveResult,
     Observation,
     OpponentMoved,
+    Player,
     SenseResult,
     Turn,
     WinReason,
@@ -30,8 +31,8 @@ P, N, R = chess.Piece.from_symbol("P"), chess.Piece.from_symbol("N"), chess.Piec
 p, n, r = chess.Piece.from_symbol("p"), chess.Piece.from_symbol("n"), chess.Piece.from_symbol("r")
 
 
-class RandomPolicy(reconchess.Player):  # type: ignore[misc]
-    """Seeded random play; a reconchess.Player so both packages' play loops run it."""
+class RandomPolicy(Player, reconchess.Player):
+    """Seeded random play; our Player and a reconchess.Player, so both packages' play loops run it."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -117,7 +118,7 @@ def test_our_files_load_in_reconchess_and_answer_the_same(seed: int, tmp_path: P
     assert GameHistory.from_json(ours.to_json()) == ours
 
 
-def scripted_game(observer: Any = None) -> LocalGame:
+def scripted_game(observer: Any = None) -> LocalGame[chess.Board]:
     """e4, d5, exd5 (capture), Qxd5 (capture back); White senses, then resigns."""
     game = LocalGame(seconds_per_player=None, observer=observer)
     game.store_players("Ann", "Bob")

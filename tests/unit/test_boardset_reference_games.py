@@ -62,7 +62,7 @@ class _Lockstep:
         self.reference = ReferenceBoardSet.from_boards(self.color, boards)
         assert self.fast.keys() == self.reference.keys()
 
-    def update(self, event: Observation, context: tuple) -> None:
+    def update(self, event: Observation, context: tuple[object, ...]) -> None:
         assert self.fast is not None and self.reference is not None
         outcomes = []
         for belief in (self.fast, self.reference):
@@ -112,7 +112,7 @@ def test_fast_equals_reference_after_every_event(chunk: int) -> None:
                 truth = _truth_after(history, color, event, own_turns)
                 if truth is not None and full is not None:
                     assert truth in full, context
-                if pair.fast is None or len(pair.reference) > REFERENCE_LIMIT:
+                if pair.fast is None or pair.reference is None or len(pair.reference) > REFERENCE_LIMIT:
                     if truth is None:
                         break  # the game is over
                     pair.reseed(full if full is not None else pair.fast, rng, truth)

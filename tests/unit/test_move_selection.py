@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import chess
 import chess.engine
 import numpy as np
@@ -23,7 +25,7 @@ def known_position(fen: str) -> BoardSet:
 
 
 @pytest.fixture(scope="module")
-def selector() -> StockfishMoveSelector:
+def selector() -> Iterator[StockfishMoveSelector]:
     chosen = StockfishMoveSelector(boards=4, candidates=4)
     yield chosen
     chosen.close()

@@ -6,6 +6,8 @@ the yardstick (every particle must be a board it holds, since RBC's observations
 
 from __future__ import annotations
 
+from typing import Any
+
 import chess
 import numpy as np
 import pytest
@@ -88,7 +90,7 @@ def test_starved_filter_recovers_the_truth_from_an_exact_replay() -> None:
 
 def test_every_recovery_path_leaves_a_consistent_non_empty_belief() -> None:
     """Snapshot replays (default) and the capped exact rebuild (factor 1, no snapshots) alike."""
-    paths = {"snapshots": {}, "capped rebuild": {"recovery_turns": 0, "recovery_factor": 1}}
+    paths: dict[str, dict[str, Any]] = {"snapshots": {}, "capped rebuild": {"recovery_turns": 0, "recovery_factor": 1}}
     game = _game(31, turns=7)
     for name, settings_ in paths.items():
         total = 0

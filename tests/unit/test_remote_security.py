@@ -9,7 +9,7 @@ import json
 import logging
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +139,7 @@ def test_well_formed_but_wrong_moves_and_settings_get_400(server: ServerThread, 
     sensed = call(server, "alice", "POST", f"{path}/sense", raw=b'{"square": 9}', headers={"Content-Type": "text/plain"})
     assert sensed.status_code == 200 and len(sensed.json()["sense_result"]) == 9
     assert "e2e5" in assert_error(call(server, "alice", "POST", f"{path}/move", {"requested_move": {"type": "Move", "value": "e2e5"}}), 400)
+    bad: Mapping[str, object]
     for bad in ({"max_games": "5"}, {"max_games": -1}, {"max_games": True}, {}):
         assert_error(call(server, "alice", "POST", "/api/users/me/max_games", bad), 400)
     for bad in ({"ranked": "yes"}, {"ranked": 1}, {"ranked": None}):
