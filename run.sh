@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One entry point for a fresh machine: installs what is missing (Stockfish, the
-# blindchess package and its test dependencies), then runs a job.
+# One entry point for a fresh machine: installs what is missing (Stockfish, Chromium for the
+# viewer's browser test, the blindchess package and its test dependencies), then runs a job.
 #
 #   bash run.sh          set up, then play trout vs random and print the result
 #   bash run.sh test     set up, then run the whole test suite
@@ -17,6 +17,16 @@ ensure_stockfish() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq stockfish >&2
 }
 
+ensure_chromium() {
+    # The viewer's end-to-end test drives Debian's Chromium (Playwright never downloads a browser here).
+    if [ -x /usr/bin/chromium ]; then return; fi
+    echo "run.sh: installing Chromium (apt-get install -y chromium)" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >&2 || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
+}
+
 install_state() {
     # What an install depends on: the metadata and the list of modules (a strict editable
     # install links each file, so a new module needs a reinstall).
@@ -29,7 +39,7 @@ ensure_package() {
     # install is setuptools' strict mode: a tree of links that mypy, IDEs and import-graph tools
     # can follow (the default mode's import hook is invisible to them).
     local stamp=".install-stamp"
-    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis" 2>/dev/null; then
+    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis, playwright" 2>/dev/null; then
         return
     fi
     echo "run.sh: installing blindchess (pip install -e .[test], strict editable mode)" >&2
@@ -40,6 +50,7 @@ ensure_package() {
 }
 
 ensure_stockfish
+ensure_chromium
 ensure_package
 
 case "${1:-play}" in

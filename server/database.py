@@ -266,6 +266,15 @@ class Store:
         """Remember the order in which ranked results entered the ratings (Elo depends on it)."""
         self._db.execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
 
+    def recent_games(self, limit: int) -> list[sqlite3.Row]:
+        """The last `limit` finished games (withdrawn ones left out), newest first, with both usernames."""
+        return self._all(
+            "SELECT g.id, w.username AS white, b.username AS black, g.ranked, g.winner_color, g.win_reason FROM games g "
+            "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
+            "WHERE g.over = 1 AND g.aborted = 0 ORDER BY g.id DESC LIMIT ?",
+            (limit,),
+        )
+
     def rating_table(self) -> list[sqlite3.Row]:
         return self._all(
             "SELECT u.username, r.version, r.elo, r.wins, r.draws, r.losses FROM ratings r "

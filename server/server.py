@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from blindchess.server.app import build_app
 from blindchess.server.database import Store
@@ -58,14 +59,25 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(service: Service, access_log: bool = False) -> uvicorn.Server:
+AppBuilder = Callable[[Service], ASGIApp]
+"""Builds the application a server runs over its service: `build_app`, or one that adds pages (the viewer's)."""
+
+
+def make_server(service: Service, access_log: bool = False, build: AppBuilder = build_app) -> uvicorn.Server:
     config = uvicorn.Config(
-        build_app(service), log_level="warning", access_log=access_log, lifespan="off", timeout_keep_alive=30
+        build(service), log_level="warning", access_log=access_log, lifespan="off", timeout_keep_alive=30
     )
     return uvicorn.Server(config)
 
 
-def serve(db_path: str | Path, host: str, port: int, config: ServerConfig, announce: Optional[Callable[[str], None]] = None) -> None:
+def serve(
+    db_path: str | Path,
+    host: str,
+    port: int,
+    config: ServerConfig,
+    announce: Optional[Callable[[str], None]] = None,
+    build: AppBuilder = build_app,
+) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command."""
     store = Store(db_path)
     service = Service(store, config)
@@ -75,7 +87,7 @@ def serve(db_path: str | Path, host: str, port: int, config: ServerConfig, annou
     if announce is not None:
         announce(f"http://{host}:{sock.getsockname()[1]}")
     try:
-        make_server(service).run(sockets=[sock])
+        make_server(service, build=build).run(sockets=[sock])
     finally:
         housekeeper.stop()
         store.close()
@@ -84,12 +96,14 @@ def serve(db_path: str | Path, host: str, port: int, config: ServerConfig, annou
 class ServerThread:
     """A real server on 127.0.0.1 in a background thread: ``with ServerThread(db) as server: server.url``."""
 
-    def __init__(self, db_path: str | Path, config: ServerConfig = ServerConfig(), host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, db_path: str | Path, config: ServerConfig = ServerConfig(), host: str = "127.0.0.1", build: AppBuilder = build_app
+    ) -> None:
         self.store = Store(db_path)
         self.service = Service(self.store, config)
         self._sock = bind(host, 0)
         self.url = f"http://{host}:{self._sock.getsockname()[1]}"
-        self._server = make_server(self.service)
+        self._server = make_server(self.service, build=build)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self._housekeeper = Housekeeper(self.service)
 

@@ -20,6 +20,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.game import MoveOutcome
+from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
@@ -148,6 +149,46 @@ class Service:
     def ratings(self) -> list[dict[str, Any]]:
         with self._lock:
             return [dict(row) for row in self.store.rating_table()]
+
+    # spectators (the viewer's server pages)
+    def games_in_progress(self) -> list[dict[str, Any]]:
+        """The games started and not over: id, players, ranked, whose turn and each clock."""
+        with self._lock:
+            now = self._clock()
+            return [
+                {
+                    "id": game.game_id,
+                    "white": game.names[chess.WHITE],
+                    "black": game.names[chess.BLACK],
+                    "turn": chess.COLOR_NAMES[game.turn],
+                    "phase": game.phase.name.lower(),
+                    "seconds_left": {chess.COLOR_NAMES[color]: game.clock(color, now) for color in (chess.WHITE, chess.BLACK)},
+                }
+                for game in self._games.values()
+                if not game.over
+            ]
+
+    def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The last `limit` finished games, newest first: id, players, ranked, winner colour and reason."""
+        with self._lock:
+            return [dict(row) for row in self.store.recent_games(limit)]
+
+    def spectator_history(self, game_id: int) -> GameHistory:
+        """A copy of game `game_id`'s record: the whole game if it is over, else the turns played so far.
+
+        Raises:
+            NotFound: no game with that id, or one withdrawn before it started.
+        """
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is not None and not game.over and game.arbiter is not None:
+                return GameHistory.from_json(game.arbiter.history_so_far().to_json(), source=f"server game {game_id}")
+            row = self.store.game(game_id)
+            if row is None or row["aborted"]:
+                raise NotFound(f"no game with id {game_id}")
+            if not row["over"]:
+                raise NotFound(f"game {game_id} has not started")
+            return GameHistory.from_json(row["history"], source=f"server game {game_id}")
 
     # invitations
     def invite(self, user: UserRow, opponent: str, color: Color) -> int:

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Optional
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "blindchess.server.cli_serve",
+    "blindchess.viewer.cli_serve",
+    "blindchess.viewer.cli_view",
     "blindchess.server.cli_connect",
     "blindchess.server.cli_invite",
     "blindchess.variants.cli_imcs",

@@ -1,11 +1,19 @@
-"""`blindchess serve`: run a reconchess-compatible game server."""
+"""`blindchess serve`: run a reconchess-compatible game server, with the viewer's pages for its games.
+
+The command lives with the viewer because it serves both: the reconchess HTTP API under
+``/api/`` and the viewer's pages (leaderboard, games in progress, recent games and
+their replays) everywhere else, on one port.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
 
 
 def add_parser(subparsers: Any) -> None:
@@ -25,8 +33,12 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from blindchess.server.app import build_app
     from blindchess.server.server import serve
-    from blindchess.server.service import ServerConfig
+    from blindchess.server.service import ServerConfig, Service
+    from blindchess.viewer.app import PathDispatch, build_viewer
+    from blindchess.viewer.library import GameLibrary
+    from blindchess.viewer.state import ViewerState
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig(
@@ -38,11 +50,14 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
 
+    def build(service: Service) -> ASGIApp:
+        return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
+
     def announce(url: str) -> None:
-        print(f"serving on {url} (database {args.db})", flush=True)
+        print(f"serving on {url} (database {args.db}; pages at {url}/server)", flush=True)
 
     try:
-        serve(args.db, args.host, args.port, config, announce)
+        serve(args.db, args.host, args.port, config, announce, build)
     except OSError as error:
         print(f"blindchess serve: {error}", file=sys.stderr)
         return 1

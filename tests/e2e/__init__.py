@@ -1,0 +1,1 @@
+"""End-to-end tests in a real headless browser (Debian's chromium, driven by Playwright)."""

@@ -1,0 +1,54 @@
+"""`blindchess view [FILE|FOLDER]`: replays, belief overlays and play against a bot, in the browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("view", help="open replays, beliefs and play against a bot in the browser")
+    parser.add_argument("path", nargs="?", type=Path, help="a history file (ours or reconchess's) or a folder of them")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8080, help="TCP port; 0 picks a free one (the URL is printed)")
+    parser.add_argument(
+        "--games-dir", type=Path, default=None, help="where games played in the browser are saved (default: FOLDER, else ./blindchess-games)"
+    )
+    parser.add_argument("--max-boards", type=int, default=None, help="cap of the board-set belief (default 200000)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from blindchess.arbiter.history import GameHistory, HistoryFormatError
+    from blindchess.viewer.app import build_viewer
+    from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
+    from blindchess.viewer.library import GameLibrary
+    from blindchess.viewer.serving import run_foreground
+    from blindchess.viewer.state import ViewerState
+
+    path: Path | None = args.path
+    if path is not None and path.is_file():
+        try:
+            GameHistory.from_file(str(path))  # a single file that is no history: say so now, not in the browser
+        except (HistoryFormatError, OSError) as error:
+            print(f"blindchess view: {error}", file=sys.stderr)
+            return 1
+    default_dir = path if path is not None and path.is_dir() else Path("blindchess-games")
+    try:
+        library = GameLibrary.from_path(path, args.games_dir or default_dir)
+    except FileNotFoundError as error:
+        print(f"blindchess view: {error}", file=sys.stderr)
+        return 1
+    state = ViewerState(library, max_boards=args.max_boards or DEFAULT_MAX_BOARDS)
+
+    def announce(url: str) -> None:
+        print(f"viewer on {url} ({len(library.entries())} games; played games are saved to {library.folder})", flush=True)
+
+    try:
+        run_foreground(build_viewer(state), args.host, args.port, announce)
+    except OSError as error:
+        print(f"blindchess view: {error}", file=sys.stderr)
+        return 1
+    return 0
