@@ -155,6 +155,7 @@ SHARED_NAMES = {
     "base.py": "the one protocol of a seam (beliefs/, sensing/, moving/)",
     "rules.py": "a game's rules as pure functions, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
     "game.py": "a game's flow over its rules, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
+    "app.py": "a subsystem's web application, its HTTP routes over its state (server/, viewer/)",
 }
 MIRRORS = {"bots/rc": "bots"}
 """Folders whose modules wrap the same-named module of another folder (bots/rc/x_bot.py is bots/x_bot.py for reconchess)."""
