@@ -3,7 +3,7 @@
 # viewer's browser test, the blindchess package and its test dependencies), then runs a job.
 #
 #   bash run.sh          set up, then play trout vs random and print the result
-#   bash run.sh test     set up, then run the whole test suite
+#   bash run.sh test     set up, then run the whole test suite (about 5-6 minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -55,6 +55,8 @@ ensure_package
 
 case "${1:-play}" in
     play) exec python3 -m blindchess match trout random ;;
-    test) exec python3 -m pytest -q -n 2 ;;
+    # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
+    # tests and the totals.
+    test) exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
     *) echo "usage: bash run.sh [play|test]" >&2; exit 2 ;;
 esac

@@ -15,10 +15,13 @@ from typing import Any, Optional, TextIO
 import chess
 
 from .history import GameHistory, HistoryFormatError
+from .results import describe_result, player_names
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("replay", help="step through a saved game history (JSON)", description=__doc__)
+    parser = subparsers.add_parser("replay", help="step through a saved game history (JSON)", description=__doc__,
+        epilog="example:\n  blindchess replay games/FILE.json --all", formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("file", help="a game history JSON file (ours or reconchess's)")
     parser.add_argument("--all", action="store_true", help="print every turn without pausing")
     parser.add_argument("--color", choices=("white", "black"), help="show only this player's turns")
@@ -80,10 +83,8 @@ def replay(history: Any, out: TextIO, color: Optional[bool] = None, pause: bool 
             out.flush()
             if input("[Enter] next turn, q then Enter to stop: ").strip().lower() == "q":
                 break
-    winner = history.get_winner_color()
-    reason = history.get_win_reason()
-    result = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} wins"
-    out.write(f"result: {result}" + ("" if reason is None else f" by {reason.name}") + "\n")
+    result = describe_result(history.get_winner_color(), history.get_win_reason(), *player_names(history))
+    out.write(f"result: {result}\n")
     return shown
 
 

@@ -13,13 +13,14 @@ from .base import (
 from .board_set import BoardSet
 from .hybrid import HybridBelief
 from .likelihood import ExactSensing, NoisySensing, SenseLikelihood
-from .move_model import MoveModelError, OpponentMoveModel
+from .move_model import UNIFORM, MoveModelError, OpponentMoveModel
 from .particle_filter import ParticleFilter
 from .player_mixin import BeliefPlayerMixin
 from .reference import ReferenceBoardSet
 
 __all__ = [
     "N_CHANNELS",
+    "UNIFORM",
     "Belief",
     "BeliefError",
     "BeliefPlayerMixin",

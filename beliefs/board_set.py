@@ -40,7 +40,7 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, 
 from . import kernels
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
 from .compact import BYTES_PER_BOARD, BoardKey, board_key, castling_bits, piece_bitboards, row_board, row_key
-from .move_model import OpponentMoveModel
+from .move_model import UNIFORM, OpponentMoveModel
 from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
 
 logger = logging.getLogger(__name__)
@@ -68,16 +68,18 @@ class BoardSet:
 
     Args:
         max_boards: the size cap (see the module docstring); ``None`` for no cap.
-        move_model: an opponent-move model weighting children; None keeps every
+        move_model: the opponent-move model weighting children; by default `UNIFORM` (each
+            outcome of a board equally likely), as in `ParticleFilter` and `HybridBelief`, so
+            the same boards get the same entropy in all three. None: unweighted, every
             consistent board equally likely.
     """
 
-    def __init__(self, max_boards: Optional[int] = 4_000_000, move_model: Optional[OpponentMoveModel] = None) -> None:
+    def __init__(self, max_boards: Optional[int] = 4_000_000, move_model: Optional[OpponentMoveModel] = UNIFORM) -> None:
         if max_boards is not None and max_boards < 1:
             raise ValueError(f"max_boards must be positive or None, got {max_boards!r}")
         self.max_boards = max_boards
         self.move_model = move_model
-        self._scores = (move_model or OpponentMoveModel.uniform()).scores
+        self._scores = (move_model or UNIFORM).scores
         self._color: Optional[chess.Color] = None
         self._turn: chess.Color = chess.WHITE
         self._own = np.zeros(6, dtype=np.uint64)
@@ -160,7 +162,7 @@ class BoardSet:
     @classmethod
     def from_boards(
         cls, color: chess.Color, boards: list[chess.Board], max_boards: Optional[int] = 4_000_000,
-        move_model: Optional[OpponentMoveModel] = None,
+        move_model: Optional[OpponentMoveModel] = UNIFORM,
     ) -> BoardSet:
         """A set holding `boards` (equally likely) for the player of `color`, as if observed so far.
 

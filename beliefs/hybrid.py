@@ -31,7 +31,7 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 
 from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
-from .move_model import OpponentMoveModel
+from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
 
 logger = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class HybridBelief:
         switch_boards: int = 100_000,
         particles: int = 1000,
         *,
-        move_model: Optional[OpponentMoveModel] = None,
+        move_model: OpponentMoveModel = UNIFORM,
         expansion_factor: int = 40,
         rebuild_seconds: float = 1.0,
         seed: int = 0,
@@ -66,7 +66,7 @@ class HybridBelief:
             raise ValueError(f"need switch_boards >= 1 and expansion_factor >= 1, got {switch_boards}, {expansion_factor}")
         self.switch_boards = switch_boards
         self.particles = particles
-        self.move_model = move_model or OpponentMoveModel.uniform()
+        self.move_model = move_model
         self.expansion_cap = expansion_factor * switch_boards
         self.rebuild_seconds = rebuild_seconds
         self.seed = seed

@@ -10,8 +10,13 @@ and the child weights of an opponent turn with observation ``o`` are
 
     w'(s') = sum_{(s, m): s' = T(s, m), m agrees with o} w(s) * pi(m | s)
 
-(duplicates summed), renormalised. Without a model a board set is unweighted: every
-consistent board is equally likely.
+(duplicates summed), renormalised.
+
+The default of every belief (`BoardSet`, `ReferenceBoardSet`, `ParticleFilter`,
+`HybridBelief`) is :data:`UNIFORM`, so the same boards get the same weights, and the same
+entropy, whichever belief holds them. Only the exhaustive sets can also go without a model
+(``move_model=None``): then they are unweighted, every consistent board equally likely (the
+bot presets use this); a particle filter always needs a proposal.
 """
 
 from __future__ import annotations
@@ -34,9 +39,10 @@ class OpponentMoveModel:
     scores: np.ndarray = field(default_factory=lambda: np.ones((7, 2)))
 
     def __post_init__(self) -> None:
-        scores = np.asarray(self.scores, dtype=np.float64)
+        scores = np.array(self.scores, dtype=np.float64)  # a copy: the caller's table may change, ours must not
         if scores.shape != (7, 2) or not np.all(np.isfinite(scores)) or np.any(scores < 0) or scores[0, 0] <= 0:
             raise MoveModelError(f"scores must be a finite non-negative (7, 2) table with a positive pass score, got {scores!r}")
+        scores.flags.writeable = False  # models are shared (UNIFORM is every belief's default)
         object.__setattr__(self, "scores", scores)
 
     @classmethod
@@ -51,3 +57,7 @@ class OpponentMoveModel:
         scores[1:, 1] = capture_factor
         scores[0, 0] = pass_score
         return cls(scores)
+
+
+UNIFORM = OpponentMoveModel.uniform()
+"""The default opponent-move model of every belief: each outcome of a board equally likely."""

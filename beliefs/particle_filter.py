@@ -53,7 +53,7 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 from .base import InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
 from .board_set import BoardSet
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
-from .move_model import OpponentMoveModel
+from .move_model import UNIFORM, OpponentMoveModel
 from .store import opponent_rows, own_piece_types, reweighted
 
 logger = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class ParticleFilter:
         self,
         particles: int = 1000,
         *,
-        move_model: Optional[OpponentMoveModel] = None,
+        move_model: OpponentMoveModel = UNIFORM,
         likelihood: Optional[SenseLikelihood] = None,
         ess_threshold: float = 0.5,
         recovery_turns: int = 4,
@@ -114,7 +114,7 @@ class ParticleFilter:
         if seconds_per_update is not None and seconds_per_update <= 0:
             raise ValueError(f"seconds_per_update must be positive, got {seconds_per_update!r}")
         self.budget = particles
-        self.move_model = move_model or OpponentMoveModel.uniform()
+        self.move_model = move_model
         self.likelihood: SenseLikelihood = likelihood or ExactSensing()
         self.ess_threshold = ess_threshold
         self.recovery_turns = recovery_turns

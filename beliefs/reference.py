@@ -22,25 +22,26 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, 
 
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError, channel
 from .compact import BoardKey, board_key
-from .move_model import OpponentMoveModel
+from .move_model import UNIFORM, OpponentMoveModel
 
 
 class ReferenceBoardSet:
     """The exhaustive belief as a dict from `board_key` to (board, weight).
 
     Args:
-        move_model: weights children as `BoardSet` does; None: every board equally likely.
+        move_model: weights children as `BoardSet` does (`UNIFORM` by default, as there);
+            None: every board equally likely.
     """
 
-    def __init__(self, move_model: Optional[OpponentMoveModel] = None) -> None:
+    def __init__(self, move_model: Optional[OpponentMoveModel] = UNIFORM) -> None:
         self.move_model = move_model
-        self._scores = (move_model or OpponentMoveModel.uniform()).scores
+        self._scores = (move_model or UNIFORM).scores
         self._color: Optional[chess.Color] = None
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
 
     @classmethod
     def from_boards(
-        cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = None
+        cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = UNIFORM
     ) -> ReferenceBoardSet:
         """A reference set holding `boards` (equally likely) for the player of `color` (for tests and benchmarks)."""
         belief = cls(move_model)

@@ -20,9 +20,7 @@ a full run would have given them. The summary covers all the games.
 from __future__ import annotations
 
 import argparse
-import datetime
 import logging
-import os
 import random
 import sys
 import time
@@ -36,6 +34,7 @@ import numpy as np
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
 
 from .registry import BotConstructionError, make_bot, resolve_bot
 
@@ -47,6 +46,7 @@ def add_parser(subparsers: Any) -> None:
         "match",
         help="play games between two bots and summarise them",
         description=__doc__,
+        epilog="example:\n  blindchess match trout random --games 2 --seconds 60 --seed 1",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
@@ -145,28 +145,6 @@ class MatchSummary:
         return "\n".join(rows)
 
 
-def unique_history_path(folder: Path, stem: str) -> Path:
-    """A new, exclusively created file ``<stem>.json`` in `folder` (``<stem>-1.json``, ... if taken)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1000):
-        path = folder / (f"{stem}.json" if attempt == 0 else f"{stem}-{attempt}.json")
-        try:
-            with open(path, "x"):
-                return path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free file name for {stem!r} in {folder}")
-
-
-def _safe_name(text: str) -> str:
-    return "".join(character if character.isalnum() or character in "-_" else "_" for character in text)[:40]
-
-
-def _result(winner: Optional[bool], reason: Optional[WinReason], white_label: str, black_label: str) -> str:
-    won = "draw" if winner is None else f"{chess.COLOR_NAMES[winner]} ({white_label if winner else black_label}) won"
-    return f"{won} by {reason.name if reason is not None else '-'}"
-
-
 def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHistory]:
     """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
     for path in sorted(out.glob(f"*-{game_stem}.json")):
@@ -186,20 +164,20 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         random.seed(args.seed)  # reconchess's bots draw from the random module
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
+    stamp = run_stamp()
     out = Path(args.out)
     for index in range(args.games):
         white_index = index % 2
         (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
         white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
-        game_stem = f"{index + 1:03d}-{_safe_name(white_name)}-vs-{_safe_name(black_name)}"
+        game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
         saved = _saved_game(out, game_stem, progress) if args.resume else None
         if saved is not None:
             winner, reason = saved.get_winner_color(), saved.get_win_reason()
             summary.record(white_index, winner, reason, saved.num_turns(), None)
             progress.write(
                 f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-                f"{_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
+                f"{describe_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
             )
             continue
         game = LocalGame(
@@ -225,7 +203,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         history.save(str(path))
         progress.write(
             f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-            f"{_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
+            f"{describe_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
             f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
         )
         progress.flush()

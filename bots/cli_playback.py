@@ -32,6 +32,7 @@ def add_parser(subparsers: Any) -> None:
         "playback",
         help="re-feed a bot its recorded game (reproduce a crash)",
         description=__doc__,
+        epilog="example:\n  blindchess playback games/FILE.json random white --seed 1835504127",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", help="a game history JSON file")

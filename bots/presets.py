@@ -22,8 +22,13 @@ BELIEF_CAP = 60_000
 
 
 def capped_board_set() -> BoardSet:
-    """The presets' belief: an exhaustive board set capped at `BELIEF_CAP` boards."""
-    return BoardSet(max_boards=BELIEF_CAP)
+    """The presets' belief: an exhaustive board set capped at `BELIEF_CAP` boards, unweighted.
+
+    Unweighted (``move_model=None``: every consistent board equally likely) is what the presets
+    were tuned and measured with (docs/benchmarks.md); `BoardSet`'s own default is the uniform
+    opponent-move model.
+    """
+    return BoardSet(max_boards=BELIEF_CAP, move_model=None)
 
 
 HYBRID_SWITCH_BOARDS = 50_000

@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 import os
@@ -62,7 +63,8 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     """``(name, cls)`` for a registered short name, else for a bot file or module (see `load_player`).
 
     Raises:
-        PlayerLoadError: `spec` is no registered name and cannot be loaded; the message lists the names.
+        PlayerLoadError: `spec` is no registered name and cannot be loaded; the message suggests the
+            closest registered names (``did you mean 'trout'?``) and lists them all.
     """
     target = BOTS.get(spec)
     if target is not None:
@@ -72,7 +74,9 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
     try:
         return load_player(spec)
     except PlayerLoadError as error:
-        raise PlayerLoadError(f"{error} (registered bot names: {', '.join(sorted(BOTS))})") from error
+        close = difflib.get_close_matches(spec, BOTS, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
+        raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
 class BotConstructionError(ValueError):

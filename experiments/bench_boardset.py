@@ -39,7 +39,7 @@ def _state_with_size(min_boards: int, seed: int, max_boards: int | None) -> tupl
     while True:
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=30, sense_probability=0.5)
         events, truth = game.events[chess.BLACK], game.truth[chess.BLACK]
-        belief = BoardSet(max_boards=max_boards)
+        belief = BoardSet(max_boards=max_boards, move_model=None)
         for index, event in enumerate(events):
             belief.update(event)
             if isinstance(event, GameEnded):
@@ -73,7 +73,7 @@ def main() -> None:
     opponent_moved, sense, own_move = game.events[chess.BLACK][index : index + 3]
     parents = list(fast.boards())
     subset = [parents[i] for i in rng.choice(len(parents), size=min(args.reference_boards, len(parents)), replace=False)]
-    reference = ReferenceBoardSet.from_boards(chess.BLACK, subset + [truth])
+    reference = ReferenceBoardSet.from_boards(chess.BLACK, subset + [truth], move_model=None)
     print(f"set: {len(fast):,} boards ({fast.nbytes_per_board} bytes per board); reference subset: {len(reference):,} boards")
     print(f"{'update':<22}{'fast/s':>16}{'reference/s':>16}{'ratio':>10}")
     rows = [("expand (children)", opponent_moved), ("sense (boards in)", sense), ("own move (boards in)", own_move)]
@@ -103,7 +103,7 @@ def _large_state(min_children: int, seed: int) -> tuple[BoardSet, OpponentMoved,
     while True:
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=30, sense_probability=0.5)
         events = game.events[chess.BLACK]
-        belief = BoardSet(max_boards=None)
+        belief = BoardSet(max_boards=None, move_model=None)
         for index, event in enumerate(events[:-3]):
             if isinstance(event, OpponentMoved) and index > 1:
                 probe = belief.copy()

@@ -42,7 +42,7 @@ def grown_belief(boards: int, seed: int) -> BoardSet:
     """Black's belief after random play in which Black never senses, once it holds at least `boards` boards."""
     rng = np.random.default_rng(seed)
     board = chess.Board()
-    belief = BoardSet(max_boards=10 * boards)
+    belief = BoardSet(max_boards=10 * boards, move_model=None)
     belief.update(GameStarted(chess.BLACK, chess.STARTING_FEN))
     while len(belief) < boards:
         if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:

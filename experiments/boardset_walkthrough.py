@@ -31,7 +31,7 @@ def main() -> None:
     color = args.color == "white"
     game = LocalGame(seconds_per_player=None, full_turn_limit=25)
     _, reason, history = play_local_game(AttackerBot(rng=args.seed), RandomBot(rng=args.seed + 1), game)
-    belief = BoardSet(max_boards=args.max_boards)
+    belief = BoardSet(max_boards=args.max_boards, move_model=None)
     print(f"attacker (White) vs random (Black), seed {args.seed}; following {args.color}; ended by {reason}")
     print(f"{'turn':>4}  {'captured':>8}  {'before sense':>12}  {'sense':>5}  {'after sense':>11}  {'entropy':>8}  {'move':>6}  exact")
     turn, row = 0, {}

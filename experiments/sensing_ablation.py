@@ -26,6 +26,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import chess
 import numpy as np
@@ -35,6 +36,7 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMov
 from blindchess.beliefs import BoardSet
 from blindchess.bots.presets import PRESETS, capped_board_set
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.dependencies import MissingDependencyError, require
 from blindchess.sensing import PLANNERS, SenseContext, make_planner
 from blindchess.sensing.support import belief_grid
 from blindchess.sensing.windows import WindowOutcomes
@@ -142,7 +144,7 @@ def plot(rows: dict[str, dict[str, float]], path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
-def main() -> None:
+def main(argv: Optional[list[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1, help="multiply recorded games and match games (default 1)")
     parser.add_argument("--seconds", type=float, default=30.0, help="clock per player in the games (default 30)")
@@ -151,7 +153,11 @@ def main() -> None:
     parser.add_argument("--no-games", action="store_true", help="only the recorded-state part")
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--out", default="results/sensing_ablation.png", help="where to save the plot")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        require("matplotlib", extra="experiments")  # the plot comes last: fail now, not after minutes of work
+    except MissingDependencyError as error:
+        raise SystemExit(f"sensing_ablation: {error}") from error
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
     started = time.perf_counter()

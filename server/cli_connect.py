@@ -7,8 +7,11 @@ import getpass
 import os
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
+
+from blindchess.dependencies import require
 
 
 def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,10 +22,22 @@ def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--register", action="store_true", help="create the account first if it does not exist")
     parser.add_argument("--seed", type=int, default=None, help="seed for the bots' random choices")
+    parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("connect", help="connect a bot to a server and play the games it is invited to")
+    parser = subparsers.add_parser(
+        "connect",
+        help="connect a bot to a server and play the games it is invited to",
+        description=(
+            "Log in to a reconchess-compatible server and play every game the account is invited to"
+            " (up to --max-games at once), each with a fresh bot. Each result is printed as it"
+            " comes and each history saved in --out, as `blindchess match` does. Ctrl-C stops"
+            " taking games and finishes the ones in progress."
+        ),
+        epilog="example:\n  blindchess connect random --server http://127.0.0.1:8000 --username bot1 --register",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("bot", help="registered bot name (random, attacker, trout), bot file or module")
     add_auth_arguments(parser)
     parser.add_argument("--ranked", action="store_true", help="take part in ranked games")
@@ -33,7 +48,12 @@ def add_parser(subparsers: Any) -> None:
 
 
 def open_session(args: argparse.Namespace) -> Any:
-    """An authenticated session from the command-line arguments (registering the account if asked)."""
+    """A session whose credentials the server has accepted (registering the account first if asked).
+
+    Raises:
+        AuthenticationFailed: the server refused the username or password.
+        ServerUnavailable: the server could not be reached.
+    """
     from blindchess.server.client import ServerRefused, ServerSession
 
     username = args.username or input("Username: ")
@@ -45,6 +65,7 @@ def open_session(args: argparse.Namespace) -> Any:
         except ServerRefused as error:
             if error.status != 409:
                 raise
+    session.authenticate()
     return session
 
 
@@ -60,6 +81,7 @@ def bot_factory(spec: str, seed: Optional[int]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("fastapi", "uvicorn", extra="server")
     from blindchess.server.client import ServerRefused, ServerUnavailable
     from blindchess.server.connect import Connector
 
@@ -68,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         session = open_session(args)
         connector = Connector(
             session, factory, max_games=args.max_games, ranked=args.ranked, new_version=args.new_version,
-            poll_seconds=args.poll_seconds,
+            poll_seconds=args.poll_seconds, out=Path(args.out), on_result=lambda record: print(record.describe(), flush=True),
         )
     except (ValueError, ServerUnavailable) as error:
         print(f"blindchess connect: {error}", file=sys.stderr)
@@ -88,7 +110,5 @@ def run(args: argparse.Namespace) -> int:
     except (ServerRefused, ServerUnavailable) as error:
         print(f"blindchess connect: {error}", file=sys.stderr)
         return 1
-    for record in records:
-        outcome = record.error or f"winner {record.winner_color} by {record.win_reason}"
-        print(f"game {record.game_id}: {outcome}")
+    print(f"{len(records)} games played", flush=True)
     return 0

@@ -42,6 +42,10 @@ class ServerRefused(ValueError):
         self.status = status
 
 
+class AuthenticationFailed(ServerRefused):
+    """The server answered 401: no such account, or the wrong password."""
+
+
 class ServerUnavailable(ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
@@ -106,6 +110,9 @@ class ServerSession:
             if response.status_code >= 500:
                 last_problem = f"HTTP {response.status_code}"
                 continue
+            if response.status_code == 401:
+                problem = f"authentication failed for user {self.username!r}: {_error_text(response)}"
+                raise AuthenticationFailed(response.status_code, url, problem)
             if response.status_code >= 400:
                 raise ServerRefused(response.status_code, url, _error_text(response))
             return response.json()
@@ -120,6 +127,15 @@ class ServerSession:
     # server and account
     def server_version(self) -> str:
         return str(self.get("/api/version")["version"])
+
+    def authenticate(self) -> None:
+        """Check the credentials now, with one authenticated request.
+
+        Raises:
+            AuthenticationFailed: no such account, or the wrong password.
+            ServerUnavailable: the server could not be reached.
+        """
+        self.bot_version()
 
     def register(self, email: str = "", affiliation: str = "") -> str:
         password = self._http.auth[1]  # type: ignore[index]

@@ -13,9 +13,12 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
+from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.player import Player
+from blindchess.arbiter.results import describe_result, player_names, save_history
 from blindchess.arbiter.types import Color, WinReason
 from blindchess.server.client import ServerRefused, ServerSession, ServerUnavailable, play_remote_game
 
@@ -34,6 +37,17 @@ class GameRecord:
     win_reason: Optional[WinReason]
     error: Optional[str] = None
     """Why the game was abandoned (the bot raised, or the server refused), else None."""
+    white_name: str = "white"
+    black_name: str = "black"
+    path: Optional[Path] = None
+    """Where the history was saved (None: not saved)."""
+
+    def describe(self) -> str:
+        """``game 7: white (bot1) won by king capture -> games/....json``, or why the game was abandoned."""
+        if self.error is not None:
+            return f"game {self.game_id}: abandoned ({self.error})"
+        saved = "" if self.path is None else f" -> {self.path}"
+        return f"game {self.game_id}: {describe_result(self.winner_color, self.win_reason, self.white_name, self.black_name)}{saved}"
 
 
 @dataclass
@@ -47,6 +61,10 @@ class Connector:
     new_version: bool = False
     poll_seconds: float = 5.0
     game_poll_seconds: float = 0.5
+    out: Optional[Path] = None
+    """Folder where each finished game's history is saved (as `blindchess match` saves them); None: not saved."""
+    on_result: Optional[Callable[[GameRecord], None]] = None
+    """Called (from the game's thread) with each game's record as the game ends."""
     records: list[GameRecord] = field(default_factory=list, init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _threads: dict[int, threading.Thread] = field(default_factory=dict, init=False, repr=False)
@@ -125,9 +143,11 @@ class Connector:
             return
         record = GameRecord(invitation_id, game_id, None, None, error="not played")
         try:
-            winner, reason, _ = play_remote_game(session, game_id, self.bot_factory(), self.game_poll_seconds)
-            record = GameRecord(invitation_id, game_id, winner, reason)
-            logger.info("game %d over: winner %s by %s", game_id, winner, reason)
+            winner, reason, history = play_remote_game(session, game_id, self.bot_factory(), self.game_poll_seconds)
+            white, black = player_names(history)
+            path = self._save(game_id, history)
+            record = GameRecord(invitation_id, game_id, winner, reason, white_name=white, black_name=black, path=path)
+            logger.info("%s", record.describe())
         except Exception as error:  # a crashing bot loses this game only
             logger.exception("game %d abandoned", game_id)
             record = GameRecord(invitation_id, game_id, None, None, error=f"{type(error).__name__}: {error}")
@@ -142,3 +162,15 @@ class Connector:
                 logger.warning("could not finish invitation %d: %s", invitation_id, error)
             with self._lock:
                 self.records.append(record)
+            if self.on_result is not None:
+                self.on_result(record)
+
+    def _save(self, game_id: int, history: GameHistory) -> Optional[Path]:
+        """Save `history` in `out` (if set) as ``<stamp>-game<id>-<white>-vs-<black>.json``; its path."""
+        if self.out is None:
+            return None
+        try:
+            return save_history(history, self.out, f"game{game_id}")
+        except OSError as error:  # the game is over and counted; only the local copy is missing
+            logger.warning("could not save game %d in %s: %s", game_id, self.out, error)
+            return None

@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Optional
+
+from blindchess import __version__
+from blindchess.dependencies import MissingDependencyError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.viewer.cli_serve",
@@ -30,8 +34,21 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+EPILOG = """examples:
+  blindchess match trout random --games 2 --seed 1     play two games, save them in ./games
+  blindchess replay games/FILE.json --all              print a saved game turn by turn
+  blindchess COMMAND --help                            what a command does, with an example
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="blindchess", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="blindchess",
+        description="Reconnaissance Blind Chess toolkit: play, replay and serve games between bots.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"blindchess {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
@@ -42,4 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except MissingDependencyError as error:
+        print(f"blindchess {args.command}: {error}", file=sys.stderr)
+        return 2

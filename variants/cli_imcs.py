@@ -33,7 +33,17 @@ def make_minichess_player(name: str, depth: int, seconds: float, seed: int) -> A
 
 
 def add_parser(subparsers: Any) -> None:
-    play = subparsers.add_parser("imcs", help="play one Mini-Chess game on an IMCS 2.5 server")
+    play = subparsers.add_parser(
+        "imcs",
+        help="play one Mini-Chess game on an IMCS 2.5 server",
+        description=(
+            "Play one game of Mini-Chess (5x6, perfect information) on an Internet MiniChess Server"
+            " (IMCS 2.5 protocol): offer a game or accept an offered one, then play it with a"
+            " Mini-Chess engine."
+        ),
+        epilog="example:\n  blindchess imcs alphabeta --server 127.0.0.1:3589 --user me --password secret --offer W",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     play.add_argument("bot", choices=MINICHESS_BOTS, help="the Mini-Chess player")
     play.add_argument("--server", type=_host_port, required=True, metavar="HOST:PORT")
     play.add_argument("--user", required=True)
@@ -47,7 +57,16 @@ def add_parser(subparsers: Any) -> None:
     play.add_argument("--seed-rules", action="store_true", help="play the seed's Mini-Chess rules, not IMCS's")
     play.set_defaults(run=run)
 
-    serve = subparsers.add_parser("imcs-serve", help="run an IMCS 2.5 protocol server for Mini-Chess")
+    serve = subparsers.add_parser(
+        "imcs-serve",
+        help="run an IMCS 2.5 protocol server for Mini-Chess",
+        description=(
+            "Run a Mini-Chess game server speaking the IMCS 2.5 protocol (telnet-style lines),"
+            " for `blindchess imcs` or any IMCS client; Elo ratings, users kept in --users."
+        ),
+        epilog="example:\n  blindchess imcs-serve --port 3589 --users imcs-users.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=3589)
     serve.add_argument("--users", type=Path, default=None, help="JSON file keeping registered users")

@@ -15,9 +15,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
+from blindchess.dependencies import require
+
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="run a reconchess-compatible RBC game server")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run a reconchess-compatible RBC game server",
+        description=(
+            "Run an RBC game server that speaks reconchess's HTTP API, so reconchess's own rc-connect,"
+            " rc-register and RemoteGame play on it unchanged. Accounts, games and ratings live in one"
+            " SQLite file; an unfinished game goes on after a restart. The viewer's pages for its games"
+            " (leaderboard, games in progress, replays) are served on the same port."
+        ),
+        epilog="example:\n  blindchess serve --port 8000 --db games.sqlite3",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
     parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
@@ -33,6 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("fastapi", "uvicorn", extra="server")
     from blindchess.server.app import build_app
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig, Service

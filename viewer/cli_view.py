@@ -9,7 +9,17 @@ from typing import Any
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("view", help="open replays, beliefs and play against a bot in the browser")
+    parser = subparsers.add_parser(
+        "view",
+        help="open replays, beliefs and play against a bot in the browser",
+        description=(
+            "Serve the game viewer on this machine: step through saved games (a history file or a"
+            " folder of them) with the true board, each side's sense windows and belief overlays, or"
+            " play against a bot in the browser. Open the printed URL."
+        ),
+        epilog="example:\n  blindchess view games/ --port 8080",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("path", nargs="?", type=Path, help="a history file (ours or reconchess's) or a folder of them")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8080, help="TCP port; 0 picks a free one (the URL is printed)")

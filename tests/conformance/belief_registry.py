@@ -30,6 +30,7 @@ class BeliefFactory:
 
 BELIEF_FACTORIES: list[BeliefFactory] = [
     BeliefFactory("boardset", lambda: BoardSet(max_boards=None), exact=True),
+    BeliefFactory("boardset-unweighted", lambda: BoardSet(max_boards=None, move_model=None), exact=True),
     BeliefFactory("boardset-weighted", lambda: BoardSet(max_boards=None, move_model=OpponentMoveModel.capture_biased()), exact=True),
     BeliefFactory("reference", lambda: ReferenceBoardSet(), exact=True),
     # is_exact holds only until the first resampling drops a board; small budgets force drops

@@ -48,8 +48,8 @@ class _Lockstep:
 
     def __init__(self, color: chess.Color) -> None:
         self.color = color
-        self.fast: BoardSet | None = BoardSet(max_boards=None)  # never past REFERENCE_LIMIT x children
-        self.reference: ReferenceBoardSet | None = ReferenceBoardSet()
+        self.fast: BoardSet | None = BoardSet(max_boards=None, move_model=None)  # never past REFERENCE_LIMIT x children
+        self.reference: ReferenceBoardSet | None = ReferenceBoardSet(move_model=None)
         self.events = 0
 
     def reseed(self, source: BoardSet | None, rng: np.random.Generator, truth: chess.Board) -> None:
@@ -58,8 +58,8 @@ class _Lockstep:
         if source is not None:
             rows = rng.choice(len(source), size=min(SUBSET, len(source)), replace=False)
             boards += source.subset(np.sort(rows)).boards()
-        self.fast = BoardSet.from_boards(self.color, boards, max_boards=None)
-        self.reference = ReferenceBoardSet.from_boards(self.color, boards)
+        self.fast = BoardSet.from_boards(self.color, boards, max_boards=None, move_model=None)
+        self.reference = ReferenceBoardSet.from_boards(self.color, boards, move_model=None)
         assert self.fast.keys() == self.reference.keys()
 
     def update(self, event: Observation, context: tuple[object, ...]) -> None:
@@ -97,7 +97,7 @@ def test_fast_equals_reference_after_every_event(chunk: int) -> None:
     for record in RECORDS[chunk::6]:
         history = GameHistory.from_json(record["history"])
         for color in (chess.WHITE, chess.BLACK):
-            full: BoardSet | None = BoardSet(max_boards=FAST_LIMIT)
+            full: BoardSet | None = BoardSet(max_boards=FAST_LIMIT, move_model=None)
             pair = _Lockstep(color)
             own_turns = 0
             events = history.observations(color)

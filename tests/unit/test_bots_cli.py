@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import GameHistory
-from blindchess.bots.cli_match import unique_history_path
+from blindchess.arbiter.results import unique_history_path
 from blindchess.cli import main
 
 CRASHING_BOT = """
@@ -142,10 +142,11 @@ def test_replay_prints_every_turn_and_the_result(capsys: pytest.CaptureFixture[s
     last = history.last_turn()
     requested, taken, _ = history.move_result(last)
     assert f"requested {requested.uci() if requested else 'pass'}, taken {taken.uci() if taken else 'pass'}" in stdout
-    winner_color = history.get_winner_color()
-    assert winner_color is not None
-    winner = chess.COLOR_NAMES[winner_color]
-    assert stdout.rstrip().endswith(f"result: {winner} wins by {_reason_name(history)}")
+    winner = history.get_winner_color()
+    assert winner is not None
+    name = history.get_white_player_name() if winner else history.get_black_player_name()
+    reason = _reason_name(history).lower().replace("_", " ")
+    assert stdout.rstrip().endswith(f"result: {chess.COLOR_NAMES[winner]} ({name}) won by {reason}")
     assert main(["replay", str(files[0]), "--all", "--color", "black"]) == 0
     assert capsys.readouterr().out.count("== turn ") == history.num_turns(chess.BLACK)
 

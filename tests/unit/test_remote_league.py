@@ -17,11 +17,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Optional
 
 import chess
 import pytest
 
+from blindchess.arbiter import GameHistory
+from blindchess.arbiter.results import describe_result
 from blindchess.bots.random_bot import RandomBot
 from blindchess.server.cli_connect import bot_factory
 from blindchess.server.client import ServerSession, play_remote_game
@@ -162,10 +165,10 @@ def test_a_crashing_bot_loses_only_that_game(server: ServerThread) -> None:
     assert results["opponent_b"][1].name == survived.win_reason.name
 
 
-def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: ServerThread) -> None:
+def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: ServerThread, tmp_path: Path) -> None:
     sessions = register(server.url, ["inviter", "second_inviter"])
     command = [sys.executable, "-m", "blindchess", "connect", "random", "--server", server.url, "--username", "interrupted",
-               "--register", "--poll-seconds", "0.1", "--max-games", "2", "--seed", "4"]
+               "--register", "--poll-seconds", "0.1", "--max-games", "2", "--seed", "4", "--out", str(tmp_path)]
     connect = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1", "BLINDCHESS_PASSWORD": "pw-interrupted"})
     try:
@@ -187,14 +190,18 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
             connect.kill()
     assert connect.returncode == 0, output
     assert "stopping: no new games" in output
-    _winner, reason, _history = result["game"]
+    winner, reason, history = result["game"]
     assert reason.name in ("KING_CAPTURE", "TURN_LIMIT")  # played to its end, not abandoned
-    assert f"game {game_id}: winner" in output
+    # the result in words, and the history saved locally as `blindchess match` saves it
+    [saved] = tmp_path.glob(f"*-game{game_id}-inviter-vs-interrupted.json")
+    assert f"game {game_id}: {describe_result(winner, reason, 'inviter', 'interrupted')} -> {saved}" in output
+    assert GameHistory.from_file(str(saved)).to_json() == history.to_json()
+    assert "connected to" in output and "1 games played" in output
     # never accepted: still pending, or withdrawn by the server's start timeout
     assert query(server, "SELECT status FROM invitations WHERE game_id = ?", late_game) in ([("pending",)], [("cancelled",)])
 
 
-def test_invite_command_challenges_a_connected_bot(server: ServerThread) -> None:
+def test_invite_command_challenges_a_connected_bot(server: ServerThread, tmp_path: Path) -> None:
     sessions = register(server.url, ["host_bot"])
     connector = Connector(sessions["host_bot"], bot_factory("attacker", 8), max_games=1, poll_seconds=0.05, game_poll_seconds=0.02)
     runner = threading.Thread(target=connector.run)
@@ -202,7 +209,7 @@ def test_invite_command_challenges_a_connected_bot(server: ServerThread) -> None
     try:
         invite = subprocess.run(
             [sys.executable, "-m", "blindchess", "invite", "host_bot", "--bot", "random", "--color", "black", "--server", server.url,
-             "--username", "challenger", "--register", "--seed", "3"],
+             "--username", "challenger", "--register", "--seed", "3", "--out", str(tmp_path)],
             capture_output=True, text=True, timeout=120, env={**os.environ, "BLINDCHESS_PASSWORD": "pw-challenger"},
         )
     finally:
@@ -212,4 +219,6 @@ def test_invite_command_challenges_a_connected_bot(server: ServerThread) -> None
     assert "random (black) vs host_bot" in invite.stdout
     [record] = connector.records
     assert record.error is None and record.win_reason is not None
-    assert f"game {record.game_id}: " in invite.stdout and record.win_reason.name in invite.stdout
+    [saved] = tmp_path.glob(f"*-game{record.game_id}-host_bot-vs-challenger.json")
+    result = describe_result(record.winner_color, record.win_reason, "host_bot", "challenger")
+    assert f"game {record.game_id}: {result} -> {saved}" in invite.stdout

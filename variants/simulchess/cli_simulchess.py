@@ -16,7 +16,13 @@ from blindchess.variants.simulchess.players import BOTS, play_simulchess_match
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("simulchess", help="play simultaneous-move chess between two bots", description=__doc__)
+    parser = subparsers.add_parser(
+        "simulchess",
+        help="play simultaneous-move chess between two bots",
+        description=__doc__,
+        epilog="example:\n  blindchess simulchess search random --games 20 --seed 0",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("white", choices=sorted(BOTS), help="first bot (White in odd-numbered games)")
     parser.add_argument("black", choices=sorted(BOTS), help="second bot")
     parser.add_argument("--games", type=int, default=1, help="number of games (default 1)")

@@ -1,0 +1,92 @@
+"""The command line explains itself: version, help with an example per subcommand, and clear
+messages for the bad inputs a newcomer meets (a misspelled bot, a wrong password, a missing
+optional package)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import blindchess
+from blindchess.cli import COMMAND_MODULES, build_parser, main
+from blindchess.dependencies import MissingDependencyError, require
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser, by name, as each module in COMMAND_MODULES registers it."""
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    for module in COMMAND_MODULES:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).add_parser(subparsers)
+        parsers.update(subparsers.choices)
+    return parsers
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"blindchess {blindchess.__version__}"
+
+
+def test_every_subcommand_has_a_description_and_an_example_that_parses() -> None:
+    parsers = _subcommands()
+    assert set(parsers) >= {"match", "replay", "playback", "serve", "connect", "invite", "imcs", "imcs-serve", "simulchess"}
+    top = build_parser()
+    for name, parser in parsers.items():
+        assert parser.description and len(parser.description) > 40, f"{name}: no description"
+        assert parser.epilog and parser.epilog.startswith("example:"), f"{name}: no example"
+        example = parser.epilog.splitlines()[1].strip()
+        assert example.startswith(f"blindchess {name} "), f"{name}: the example runs another command: {example!r}"
+        top.parse_args(shlex.split(example)[1:])  # the example's arguments are valid (SystemExit otherwise)
+        assert "example:" in parser.format_help()
+
+
+def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["match", "trot", "random", "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "'trot'" in error and "did you mean 'trout'?" in error and "registered bot names:" in error
+    assert main(["match", "zzzzzz", "random", "--out", str(tmp_path)]) == 2
+    assert "did you mean" not in capsys.readouterr().err  # nothing close: no guess
+    assert not list(tmp_path.iterdir())
+
+
+def test_connect_reports_a_wrong_password_as_such(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from blindchess.server.server import ServerThread
+    from blindchess.server.testing import register
+
+    with ServerThread(tmp_path / "server.sqlite3") as server:
+        register(server.url, ["alice"])  # password pw-alice
+        code = main(["connect", "random", "--server", server.url, "--username", "alice", "--password", "wrong", "--out", str(tmp_path)])
+        captured = capsys.readouterr()
+        assert code == 1
+        assert "authentication failed for user 'alice'" in captured.err
+        assert "connected" not in captured.out  # said only after the server accepted the credentials
+        code = main(["invite", "alice", "--server", server.url, "--username", "nobody", "--password", "x", "--out", str(tmp_path)])
+        assert code == 2 and "authentication failed for user 'nobody'" in capsys.readouterr().err
+
+
+def test_a_missing_optional_package_is_reported_before_any_work(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from blindchess.experiments import sensing_ablation
+
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the experiment started before checking its dependencies")
+
+    monkeypatch.setattr(sensing_ablation, "record_states", no_work)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(SystemExit) as exit_info:
+        sensing_ablation.main([])
+    assert "matplotlib is not installed" in str(exit_info.value.code) and "pip install -e '.[experiments]'" in str(exit_info.value.code)
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 2
+    assert "uvicorn is not installed; install it with: pip install -e '.[server]'" in capsys.readouterr().err
+    with pytest.raises(MissingDependencyError):
+        require("uvicorn", extra="server")
