@@ -4,6 +4,7 @@ from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, HistoryFormatError, Turn
 from .loading import PlayerLoadError, load_player
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from .observing_player import ObservingPlayer
 from .play import BotFault, play_local_game, play_turn
 from .player import Player
 from .types import Color, PieceType, Square, WinReason
@@ -20,6 +21,7 @@ __all__ = [
     "LocalGame",
     "MoveResult",
     "Observation",
+    "ObservingPlayer",
     "OpponentMoved",
     "PieceType",
     "Player",

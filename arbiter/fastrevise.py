@@ -1,4 +1,4 @@
-"""Fast move revision on the 8x8 board: `rules.revise_move` and `rules.capture_square_of_move` from bitboards.
+"""Fast move revision on the 8x8 board: `rules.revise_move`, `rules.capture_square_of_move` and `rules.request_outcome` from bitboards.
 
 Why: the reference asks python-chess whether the requested move is pseudo-legal on the
 true board (which, for a pawn, generates the pawn's moves) and, when it is not, tries
@@ -87,3 +87,13 @@ def capture_square(board: chess.Board, move: Optional[chess.Move]) -> Optional[S
     ):
         return to_square + (-8 if board.turn == chess.WHITE else 8)
     return None
+
+
+def request_outcome(board: chess.Board, move: Optional[chess.Move]) -> rules.RequestOutcome:
+    """`rules.request_outcome` with the move revised and its capture found from bitboards (equal to it).
+
+    Unchecked, like the reference: `move` must be one of `rules.move_actions(board)` (or None).
+    """
+    taken = None if move is None else revise_move(board, rules.with_default_promotion(board, move))
+    square = capture_square(board, taken)
+    return rules.RequestOutcome(board, taken, square, None if square is None else board.piece_at(square))

@@ -49,6 +49,8 @@ from typing import Any, Generic, Optional, overload
 
 import chess
 
+from blindchess.errors import BlindchessError
+
 from .history import GameHistory, TruthFen
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .ruleset import STANDARD, BoardT, Rules
@@ -68,7 +70,7 @@ def _is_square(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= int(value) < 64
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(BlindchessError, ValueError):
     """A sense, move or start position the game cannot take (outside the lists, wrong type); the message quotes it."""
 
 

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional, TypeVar, Union
 
 import chess
 
+from blindchess.errors import BlindchessError
+
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
 
@@ -47,7 +49,7 @@ SenseResultList = list[tuple[Square, Optional[chess.Piece]]]
 """A sense result as reconchess hands it out: a list of (square, piece or None)."""
 
 
-class HistoryFormatError(ValueError):
+class HistoryFormatError(BlindchessError, ValueError):
     """A history file or JSON text is not a valid reconchess GameHistory; the message names the source and the problem."""
 
 

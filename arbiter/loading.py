@@ -20,10 +20,12 @@ import sys
 from types import ModuleType
 from typing import Any
 
+from blindchess.errors import BlindchessError
+
 from .player import Player
 
 
-class PlayerLoadError(ValueError):
+class PlayerLoadError(BlindchessError, ValueError):
     """A bot source could not be loaded; the message names the source and why."""
 
 

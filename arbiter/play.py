@@ -50,6 +50,8 @@ from typing import Any, Optional
 
 import chess
 
+from blindchess.errors import BlindchessError
+
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .player import Player
@@ -80,7 +82,7 @@ class BotFault:
         return self.message
 
 
-class BotFaultError(Exception):
+class BotFaultError(BlindchessError):
     """Carries a `BotFault` from the callback that failed to the loop that ends the game."""
 
     def __init__(self, fault: BotFault) -> None:

@@ -29,16 +29,21 @@ test holds us to it):
   onto an occupied square is illegal.
 - An illegal move or a pass pushes a null move: the half-move clock advances and
   the en-passant square clears.
+
+`request_outcome` puts the promotion default, rules ii-iv and the capture together for one
+request on one board: the arbiter's answer, which planners and selectors score instead of
+the request (`fastrevise.request_outcome` is the same from bitboards).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import chess
 
 from .observations import SenseWindow
-from .types import Square
+from .types import Color, PieceType, Square
 
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 _PROMOTION_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -159,3 +164,123 @@ def king_captured(board: chess.Board) -> Optional[bool]:
     if not board.kings & board.occupied_co[chess.BLACK]:
         return chess.BLACK
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestOutcome:
+    """What requesting a move does on one board (rules ii-iv above), and the board after it.
+
+    Build it with `request_outcome`. It holds `board` itself, not a copy, and answers
+    questions about the position after the move (who attacks a square, where a king
+    stands) from bitboards, without making the move: scoring every move action on
+    hundreds of boards per turn cannot afford a copy and a push per pair. `after()` makes
+    the move on a copy, for whoever needs the whole board (an engine), and is the slow
+    reference the fast queries are tested against. Don't change `board` while the outcome
+    is in use.
+
+    Attributes:
+        board: the board the move was requested on, the requester to move.
+        taken: the move the arbiter makes (None: a pass or a refused request, nothing moves).
+        capture_square: where it captures (None if it does not; beside the target en passant).
+        captured: the piece captured there (None if none).
+    """
+
+    board: chess.Board
+    taken: Optional[chess.Move]
+    capture_square: Optional[Square]
+    captured: Optional[chess.Piece]
+
+    @property
+    def captures_king(self) -> bool:
+        """True when the move captures the opponent's king (it wins the game)."""
+        return self.captured is not None and self.captured.piece_type == chess.KING
+
+    def after(self) -> chess.Board:
+        """A copy of the board with the move made (a null move for a pass or refusal), the opponent to move."""
+        after = self.board.copy(stack=False)
+        push(after, self.taken)
+        return after
+
+    def occupied_after(self) -> chess.Bitboard:
+        """The occupied squares after the move (unchecked: not for castling, which moves two pieces)."""
+        occupied = self.board.occupied
+        taken = self.taken
+        if taken is None:
+            return occupied
+        if self.capture_square is not None:
+            occupied &= ~chess.BB_SQUARES[self.capture_square]
+        return (occupied & ~chess.BB_SQUARES[taken.from_square]) | chess.BB_SQUARES[taken.to_square]
+
+    def attackers_after(self, color: Color, square: Square) -> chess.Bitboard:
+        """The squares of `color`'s pieces that attack `square` after the move.
+
+        >>> outcome = request_outcome(chess.Board("4k3/8/8/8/n7/8/8/R3K3 w - - 0 1"), chess.Move.from_uci("a1a8"))
+        >>> outcome.taken, outcome.captured
+        (Move.from_uci('a1a4'), Piece.from_symbol('n'))
+        >>> [chess.square_name(s) for s in chess.SquareSet(outcome.attackers_after(chess.WHITE, chess.A8))]
+        ['a4']
+        """
+        board, taken = self.board, self.taken
+        if taken is None:
+            return board.attackers_mask(color, square)
+        if board.is_castling(taken):
+            return self.after().attackers_mask(color, square)
+        occupied = self.occupied_after()
+        attackers = board.attackers_mask(color, square, occupied)
+        if color != board.turn:
+            return attackers if self.capture_square is None else attackers & ~chess.BB_SQUARES[self.capture_square]
+        attackers &= ~chess.BB_SQUARES[taken.from_square]
+        moved = taken.promotion or board.piece_type_at(taken.from_square)
+        if moved is not None and _attacks(moved, color, taken.to_square, occupied) & chess.BB_SQUARES[square]:
+            attackers |= chess.BB_SQUARES[taken.to_square]
+        return attackers
+
+    def is_attacked_after(self, color: Color, square: Square) -> bool:
+        """True when a piece of `color` attacks `square` after the move."""
+        return bool(self.attackers_after(color, square))
+
+    def king_after(self, color: Color) -> Optional[Square]:
+        """Where `color`'s king stands after the move (None once captured)."""
+        board, taken = self.board, self.taken
+        if taken is not None and color == board.turn and taken.from_square == board.king(color):
+            return self.after().king(color) if board.is_castling(taken) else taken.to_square
+        king = board.king(color)
+        return None if king is None or king == self.capture_square else king
+
+    def exposes_king(self, color: Color) -> bool:
+        """True when `color`'s king stands attacked after the move (the other side could take it)."""
+        king = self.king_after(color)
+        return king is not None and self.is_attacked_after(not color, king)
+
+
+def request_outcome(board: chess.Board, move: Optional[chess.Move]) -> RequestOutcome:
+    """The RBC outcome of requesting `move` (None: pass) on `board`, the requester to move.
+
+    The promotion is defaulted, the request revised (`revise_move`) and the capture found
+    (`capture_square_of_move`), exactly as the arbiter does; `board` is not changed.
+    Unchecked: `move` must be one of `move_actions(board)`.
+
+    >>> board = chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1")
+    >>> request_outcome(board, chess.Move.from_uci("e1c1")).taken is None  # a piece stands between king and rook
+    True
+    """
+    taken = None if move is None else revise_move(board, with_default_promotion(board, move))
+    square = capture_square_of_move(board, taken)
+    return RequestOutcome(board, taken, square, None if square is None else board.piece_at(square))
+
+
+def _attacks(piece_type: PieceType, color: Color, square: Square, occupied: chess.Bitboard) -> chess.Bitboard:
+    """The squares a `piece_type` of `color` on `square` attacks, with `occupied` blocking slides."""
+    if piece_type == chess.PAWN:
+        return chess.BB_PAWN_ATTACKS[color][square]
+    if piece_type == chess.KNIGHT:
+        return chess.BB_KNIGHT_ATTACKS[square]
+    if piece_type == chess.KING:
+        return chess.BB_KING_ATTACKS[square]
+    attacks = 0
+    if piece_type in (chess.BISHOP, chess.QUEEN):
+        attacks = chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+    if piece_type in (chess.ROOK, chess.QUEEN):
+        attacks |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+        attacks |= chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    return attacks

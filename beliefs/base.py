@@ -6,8 +6,8 @@ conditioned on everything the player has observed:
     b_t(s) = P(s_t = s | o_1, ..., o_t)
 
 It is built with its settings only and initialised by the `GameStarted` event;
-after that, `update` folds in one observation event at a time, in the order the
-arbiter delivers them (see :mod:`blindchess.arbiter.observations`). Planners and
+after that, `update` folds in one observation event at a time (all or nothing: an
+update that raises changes nothing), in the order the arbiter delivers them (see :mod:`blindchess.arbiter.observations`). Planners and
 move selectors only read a belief through this protocol, so any implementation
 (the exhaustive `BoardSet`, a particle filter, a neural posterior) plugs into
 every bot.
@@ -26,6 +26,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.observations import Observation
+from blindchess.errors import BlindchessError
 
 N_CHANNELS = 13
 """Marginal channels per square: empty, then white P N B R Q K, then black P N B R Q K."""
@@ -42,7 +43,7 @@ def channel(piece: chess.Piece | None) -> int:
     return piece.piece_type + (0 if piece.color == chess.WHITE else 6)
 
 
-class BeliefError(ValueError):
+class BeliefError(BlindchessError, ValueError):
     """Base class of the errors a belief raises."""
 
 
@@ -56,6 +57,13 @@ class InconsistentObservationError(BeliefError):
 
 class UnexpectedObservationError(BeliefError):
     """An event arrived out of the order a game delivers them, or refers to a piece the player does not have."""
+
+
+class MalformedObservationError(BeliefError):
+    """An event's contents are not valid (a square off the board, a value of the wrong type); the message quotes the value.
+
+    Raised at the belief's edge, before any work, so the belief is left as it was.
+    """
 
 
 class NotInitialisedError(BeliefError):
@@ -72,10 +80,22 @@ class Belief(Protocol):
         ...
 
     def update(self, observation: Observation) -> None:
-        """Fold one observation event into the belief.
+        """Fold one observation event into the belief; all or nothing.
+
+        An update that raises leaves the belief exactly as it was: the same boards with
+        the same weights, the same counters and side to move, so every query (size,
+        marginals, samples drawn with the same generator, membership, ``is_exact``)
+        answers as before, and later updates behave as if the refused one never
+        arrived. Callers never need a defensive copy. Implementations get this cheaply:
+        check the event first (:func:`blindchess.beliefs.validation.check_event`),
+        compute into new arrays and swap them in at the end.
 
         Raises:
+            MalformedObservationError: the event is not well formed (a square off the
+                board, a value of the wrong type, not an event at all).
+            UnexpectedObservationError: the event arrived out of order.
             InconsistentObservationError: no board is left and the belief cannot recover.
+            NotInitialisedError: the first event was not `GameStarted`.
         """
         ...
 

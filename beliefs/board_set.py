@@ -22,6 +22,14 @@ set, the backlog is replayed (oldest first) through every event since; only when
 set and backlog are both exhausted is `InconsistentObservationError` raised.
 `exact()` replays the whole backlog without a cap, so the truth is always
 recoverable.
+
+An update that raises leaves the set exactly as it was (the `Belief` contract), without
+copying it: events are checked first (:func:`~blindchess.beliefs.validation.check_event`),
+and no update writes into an array it did not allocate itself (filters and expansions
+build new arrays; the in-place touches of an own move work on the arrays its filter just
+made). So the state before an update is a handful of references (arrays, side to move,
+backlog list), kept at the start and put back if the update raises; and `copy()` shares
+the arrays instead of copying them.
 """
 
 from __future__ import annotations
@@ -29,19 +37,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
 
 from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from . import kernels
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
 from .compact import BYTES_PER_BOARD, BoardKey, board_key, castling_bits, piece_bitboards, row_board, row_key
 from .move_model import UNIFORM, OpponentMoveModel
 from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
+from .validation import check_event
 
 logger = logging.getLogger(__name__)
 
@@ -122,11 +131,21 @@ class BoardSet:
     # ------------------------------------------------------------------ updates
 
     def update(self, observation: Observation) -> None:
-        """Fold one event in (see the module docstring for the rules)."""
+        """Fold one event in (see the module docstring for the rules); if it raises, the set is unchanged."""
+        check_event(observation)
+        if not isinstance(observation, GameStarted):
+            self._require_started()
+        before = self._state()
+        try:
+            self._apply(observation)
+        except BaseException:
+            self._restore(before)
+            raise
+
+    def _apply(self, observation: Observation) -> None:
         if isinstance(observation, GameStarted):
             self._start(observation)
             return
-        self._require_started()
         self._events.append(observation)
         if isinstance(observation, OpponentMoved):
             self._opponent_moved(observation, len(self._events) - 1)
@@ -134,12 +153,22 @@ class BoardSet:
             self._sense(observation)
         elif isinstance(observation, MoveResult):
             self._own_move(observation)
-        elif isinstance(observation, GameEnded):
+        else:  # GameEnded
             return
-        else:
-            raise UnexpectedObservationError(f"not an observation event: {observation!r}")
         if len(self) == 0:
             self._recover(observation)
+
+    def _state(self) -> tuple[Any, ...]:
+        """What an update may replace: references only (see the module docstring), and the event count."""
+        return (
+            self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights,
+            list(self._backlog), self._events, len(self._events),
+        )  # fmt: skip
+
+    def _restore(self, state: tuple[Any, ...]) -> None:
+        (self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights,
+         self._backlog, self._events, events) = state  # fmt: skip
+        del self._events[events:]
 
     def _start(self, event: GameStarted) -> None:
         self._load(event.color, [event.starting_board()])
@@ -190,7 +219,7 @@ class BoardSet:
             return
         self._expand(capture if capture is not None else -1, event_index)
         if capture is not None:
-            self._own &= ~BIT[capture]
+            self._own = self._own & ~BIT[capture]
         self._turn = not self._turn
 
     def _expand(self, capture: int, event_index: int) -> None:
@@ -278,7 +307,7 @@ class BoardSet:
         if requested is None:
             if taken is not None or capture is not None:
                 raise InconsistentObservationError(f"{event!r}: a pass cannot move or capture")
-            self._ep[:] = -1
+            self._ep = np.full_like(self._ep, -1)  # a new array: the old one may be kept (see the module docstring)
             self._merge_duplicates()
             return
         piece = next((t for t in range(6) if self._own[t] & BIT[requested.from_square]), None)
@@ -306,7 +335,11 @@ class BoardSet:
         self._apply_own_move(piece, taken, capture)
 
     def _apply_own_move(self, piece: int, move: chess.Move, capture: Optional[int]) -> None:
-        """Our taken move on every board: remove the captured piece, update castling and en passant, move ours."""
+        """Our taken move on every board: remove the captured piece, update castling and en passant, move ours.
+
+        Unchecked: writes in place into the board arrays, so call it only on arrays the
+        update has just made (`_keep`'s), never on ones the state before the update holds.
+        """
         src, dst = move.from_square, move.to_square
         if capture is not None:
             self._opp &= ~BIT[capture]
@@ -321,11 +354,13 @@ class BoardSet:
             self._castling[kingless] &= ~np.uint8(COLOR_CASTLING_BITS[0 if self._color == chess.WHITE else 1])
         double_push = piece == 0 and abs(dst - src) == 16
         self._ep[:] = (src + dst) // 2 if double_push else -1
-        self._own[piece] &= ~BIT[src]
-        self._own[move.promotion - 1 if move.promotion else piece] |= BIT[dst]
+        own = self._own.copy()  # six words; the state before the update keeps the old array
+        own[piece] &= ~BIT[src]
+        own[move.promotion - 1 if move.promotion else piece] |= BIT[dst]
         if piece == 5 and abs(dst - src) == 2:
             rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
-            self._own[3] = (self._own[3] & ~BIT[rook_src]) | BIT[rook_dst]
+            own[3] = (own[3] & ~BIT[rook_src]) | BIT[rook_dst]
+        self._own = own
         self._merge_duplicates()
 
     def _merge_duplicates(self) -> None:
@@ -481,10 +516,15 @@ class BoardSet:
         return other
 
     def copy(self) -> BoardSet:
-        """An independent copy (arrays copied; backlog entries are immutable and shared)."""
+        """An independent copy: updating one never changes the other.
+
+        The board arrays are shared, not copied: no update writes into an array it did not
+        allocate (see the module docstring), so each side's next update makes its own. That
+        makes a copy O(1) in the number of boards (the particle filter and the hybrid keep
+        copies as snapshots every turn). Backlog entries are immutable and shared too.
+        """
         other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
         other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
-        other._opp, other._castling = self._opp.copy(), self._castling.copy()
-        other._ep, other._weights = self._ep.copy(), self._weights.copy()
+        other._opp, other._castling, other._ep, other._weights = self._opp, self._castling, self._ep, self._weights
         other._events, other._backlog = list(self._events), list(self._backlog)
         return other

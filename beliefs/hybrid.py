@@ -14,6 +14,10 @@ past what fits in a turn, and the `ParticleFilter` bounds the cost. The rule:
   ``rebuild_seconds``, under the same cap. The replay's progress is kept as the new base, so the
   exact set is caught up a piece at a time; when it reaches the present with at most ``switch_boards`` boards, exact mode resumes.
 
+An update that raises leaves the belief exactly as it was: the active part is
+transactional itself, and the hybrid's own bookkeeping (events, base, counters) is
+changed only after it accepted the event.
+
 Sensing is RBC's exact sensor here (the board set's filter); for a noisy sensor use
 `ParticleFilter` with a `NoisySensing` likelihood.
 """
@@ -33,6 +37,7 @@ from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
 from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
+from .validation import check_event
 
 logger = logging.getLogger(__name__)
 
@@ -105,13 +110,20 @@ class HybridBelief:
     # ------------------------------------------------------------------ updates
 
     def update(self, observation: Observation) -> None:
+        check_event(observation)
         if isinstance(observation, GameStarted):
-            self._active, self._events, self._base = self._exact_set(), [], None
+            fresh = self._exact_set()
+            fresh.update(observation)
+            self._active, self._events, self._base = fresh, [observation], None
             self.handovers = self.returns = self._past_recoveries = 0
+            return
         active = self._started()
+        base = None
         if isinstance(active, BoardSet) and isinstance(observation, OpponentMoved):
-            self._base = (len(self._events), active.copy())  # the last exact set, before it grows
-        active.update(observation)  # raises (bad input) before changing anything we keep
+            base = (len(self._events), active.copy())  # the last exact set, before it grows
+        active.update(observation)  # transactional: if it raises, nothing here has changed
+        if base is not None:
+            self._base = base
         self._events.append(observation)
         if isinstance(active, BoardSet):
             too_big = isinstance(observation, (SenseResult, MoveResult)) and len(active) > self.switch_boards

@@ -28,7 +28,8 @@ mean time per update). If every replay is deprived too, it rebuilds from the gam
 with a capped exact `BoardSet` (whose backlog always recovers a consistent board; noisy
 sense results are left out of that rebuild). Only
 an observation sequence no board explains raises `InconsistentObservationError`, and then
-the filter is left as it was. ``recoveries`` counts the rebuilds.
+the filter is left exactly as it was (particles, weights, counters and the resampling
+generator's state: the failed recovery's draws are undone). ``recoveries`` counts the rebuilds.
 
 The budget can follow the clock: with ``seconds_per_update`` set, after each own turn the
 budget is scaled (at most 2x either way, within ``min_particles..max_particles``) so that
@@ -55,6 +56,7 @@ from .board_set import BoardSet
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import UNIFORM, OpponentMoveModel
 from .store import opponent_rows, own_piece_types, reweighted
+from .validation import check_event
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +178,7 @@ class ParticleFilter:
     def update(self, observation: Observation) -> None:
         """Fold one event in; on deprivation, recover (see the module docstring)."""
         started = time.monotonic()
+        check_event(observation)
         if isinstance(observation, GameStarted):
             store = self._fresh_store()
             store.update(observation)
@@ -189,7 +192,7 @@ class ParticleFilter:
             new_store, dropped = self._advance(store, observation, self.budget)
             exact = self._exact and not dropped
         except InconsistentObservationError:
-            new_store, exact = self._recovered(events)  # raises, leaving the filter as it was, if nothing fits
+            new_store, exact = self._recovered_or_unchanged(events)
             self.recoveries += 1
         if isinstance(observation, OpponentMoved) and self.recovery_turns:
             # the game-start snapshot stays; the turn starts kept are the latest `recovery_turns`
@@ -248,6 +251,15 @@ class ParticleFilter:
         return reweighted(store, kept, counts[kept]), kept.size < rows
 
     # ------------------------------------------------------------------ deprivation
+
+    def _recovered_or_unchanged(self, events: list[Observation]) -> tuple[BoardSet, bool]:
+        """`_recovered`, or, if nothing fits, its error with the generator and ``spread`` as they were before it."""
+        generator, spread = self._rng.bit_generator.state, self.spread
+        try:
+            return self._recovered(events)
+        except BaseException:
+            self._rng.bit_generator.state, self.spread = generator, spread
+            raise
 
     def _recovered(self, events: list[Observation]) -> tuple[BoardSet, bool]:
         """A non-empty store after `events`: snapshot replays, then a capped exact rebuild."""

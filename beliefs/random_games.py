@@ -8,7 +8,7 @@ arrived (after the move it reports).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -16,6 +16,7 @@ import numpy as np
 from blindchess.arbiter import rules
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.ruleset import STANDARD, Rules
 
 
 @dataclass
@@ -32,23 +33,27 @@ def play_random_game(
     sense_probability: float = 0.9,
     pass_probability: float = 0.05,
     uniform_outcomes: bool = False,
+    ruleset: Rules[Any] = STANDARD,
 ) -> ObservedGame:
     """One game of uniformly random senses and moves (each skipped with the given probability).
 
     With `uniform_outcomes`, a move is drawn uniformly from the distinct outcomes of the
     move actions (their revisions on the true board, the pass included) and
     `pass_probability` is ignored: the uniform opponent-move model's own distribution
-    (:mod:`blindchess.beliefs.move_model`), for tests of calibration.
+    (:mod:`blindchess.beliefs.move_model`), for tests of calibration (8x8 rules only).
+    `ruleset` picks the board (a small board's rules play on a `chess.Board` too).
     """
+    if uniform_outcomes and ruleset is not STANDARD:
+        raise ValueError(f"uniform_outcomes needs the 8x8 rules, got {ruleset.name!r}")
     record = ObservedGame()
-    game: Optional[LocalGame[chess.Board]] = None
+    game: Optional[LocalGame[Any]] = None
 
     def observe(color: chess.Color, event: Observation) -> None:
         assert game is not None
         record.events[color].append(event)
         record.truth[color].append(game.board.copy(stack=False))
 
-    game = LocalGame(seconds_per_player=None, full_turn_limit=full_turn_limit, observer=observe)
+    game = LocalGame(seconds_per_player=None, full_turn_limit=full_turn_limit, rules=ruleset, observer=observe)
     game.start()
     while not game.is_over():
         senses = game.sense_actions() or []

@@ -18,11 +18,12 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
-from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError, channel
+from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
 from .compact import BoardKey, board_key
 from .move_model import UNIFORM, OpponentMoveModel
+from .validation import check_event
 
 
 class ReferenceBoardSet:
@@ -60,7 +61,8 @@ class ReferenceBoardSet:
         return len(self._boards)
 
     def update(self, observation: Observation) -> None:
-        """Fold one event in; raises `InconsistentObservationError` when no board is left."""
+        """Fold one event in; raises `InconsistentObservationError` when no board is left (and changes nothing)."""
+        check_event(observation)
         if isinstance(observation, GameStarted):
             self._color = observation.color
             board = observation.starting_board()
@@ -74,10 +76,8 @@ class ReferenceBoardSet:
             new = {k: (b, w) for k, (b, w) in self._boards.items() if self._window_matches(b, observation)}
         elif isinstance(observation, MoveResult):
             new = self._own_move(observation)
-        elif isinstance(observation, GameEnded):
+        else:  # GameEnded
             return
-        else:
-            raise UnexpectedObservationError(f"not an observation event: {observation!r}")
         if not new:
             raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
         self._boards = self._normalised(new)
@@ -159,11 +159,13 @@ class ReferenceBoardSet:
         ).reshape(-1, 64)
 
     def marginals(self) -> np.ndarray:
+        """Board by board: the probability-weighted sum of each board's 12 piece bitboards; empty is the rest."""
         probabilities = self.weights()
+        masks = np.array([_piece_masks(board) for board, _ in self._boards.values()], dtype=np.uint64).reshape(-1, 12)
+        bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 12, 8), axis=2, bitorder="little")  # (N, 12, 64): bit s = square s
         result = np.zeros((64, N_CHANNELS))
-        for (board, _), p in zip(self._boards.values(), probabilities, strict=True):
-            for square in chess.SQUARES:
-                result[square, channel(board.piece_at(square))] += p
+        result[:, 1:] = np.tensordot(probabilities, bits, axes=(0, 0)).T
+        result[:, 0] = 1.0 - result[:, 1:].sum(axis=1)
         return result
 
     def entropy(self) -> float:
@@ -184,3 +186,9 @@ class ReferenceBoardSet:
         other._color = self._color
         other._boards = {k: (b.copy(stack=False), w) for k, (b, w) in self._boards.items()}
         return other
+
+
+def _piece_masks(board: chess.Board) -> list[int]:
+    """The 12 piece bitboards of `board` in marginal-channel order (white pawn .. king, black pawn .. king)."""
+    types = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    return [mask & board.occupied_co[color] for color in (chess.WHITE, chess.BLACK) for mask in types]

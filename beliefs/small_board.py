@@ -22,6 +22,9 @@ unchecked helpers (`successors`, `revise_code`), so it is meant for the small
 boards (:mod:`~blindchess.variants.teaching`, Mini-Chess). `last_step`
 keeps the prior, the likelihood and the posterior of the latest event for
 ``experiments/pomdp_walkthrough.py``.
+
+An update that raises changes nothing: the posterior is computed into a new dictionary
+and the side to move advanced only once it is known to be non-empty.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ import numpy as np
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.types import Color, Square
 
-from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
+from .base import N_CHANNELS, InconsistentObservationError, MalformedObservationError, NotInitialisedError, channel
+from .validation import check_event
 
 
 class EnumerableRules(Protocol):
@@ -94,8 +98,15 @@ class EnumeratedBelief:
     # -- the filter ---------------------------------------------------------------
 
     def update(self, observation: Observation) -> None:
+        """Fold one event in (one Bayes step); if it raises, the belief is unchanged."""
+        check_event(observation)
         if isinstance(observation, GameStarted):
-            board = self.rules.starting_board(observation.starting_fen)
+            try:
+                board = self.rules.starting_board(observation.starting_fen)
+            except ValueError as error:
+                raise MalformedObservationError(
+                    f"GameStarted.starting_fen {observation.starting_fen!r} does not fit these rules: {error}"
+                ) from error
             self.color, self.turn, self.fullmove_number = observation.color, board.turn, board.fullmove_number
             key = self.rules.cells_of(board)
             self._probs = {key: 1.0}
@@ -105,6 +116,7 @@ class EnumeratedBelief:
             raise NotInitialisedError(f"{observation!r} arrived before GameStarted")
         if isinstance(observation, GameEnded):
             return
+        opponent_moved = isinstance(observation, OpponentMoved) and self.turn != self.color
         if isinstance(observation, OpponentMoved):
             prior, likelihood = self._predict_opponent_move(observation)
         elif isinstance(observation, SenseResult):
@@ -113,11 +125,13 @@ class EnumeratedBelief:
         else:
             prior = self._probs
             likelihood = self._move_likelihood(observation)
-        posterior = _normalised({key: p * likelihood[key] for key, p in prior.items()}, observation)
+        posterior = _normalised({key: p * likelihood[key] for key, p in prior.items()}, observation)  # raises if empty
         self.last_step = BayesStep(observation, prior, likelihood, posterior)
         self._probs = posterior
         if isinstance(observation, MoveResult):
             self._apply_own_move(observation.taken_move)
+        elif opponent_moved:
+            self._advance()
 
     def _predict_opponent_move(self, event: OpponentMoved) -> tuple[dict[BoardKey, float], dict[BoardKey, float]]:
         """Children of every board under every opponent action (uniform), and whether each explains `event`."""
@@ -134,7 +148,6 @@ class EnumeratedBelief:
                 # Our pieces are the same on every board, so the capture square (where one of them vanished) is a
                 # function of the child: a child never arrives with two different capture squares.
                 likelihood[child] = float(capture == wanted)
-        self._advance()
         return prior, likelihood
 
     def _sense_likelihood(self, event: SenseResult) -> dict[BoardKey, float]:
@@ -174,6 +187,10 @@ class EnumeratedBelief:
 
     # -- reading the belief -------------------------------------------------------
 
+    def _require_started(self) -> None:
+        if self.color is None:
+            raise NotInitialisedError("the enumerated belief has not received GameStarted")
+
     @property
     def is_exact(self) -> bool:
         return True
@@ -192,12 +209,14 @@ class EnumeratedBelief:
         return [self.board(keys[i]) for i in picks]
 
     def piece_grid(self) -> np.ndarray:
+        self._require_started()
         if not self._probs:
             return np.zeros((0, 64), dtype=np.uint8)
         grid: np.ndarray = np.frombuffer(b"".join(self._probs), dtype=np.uint8).reshape(len(self._probs), 64).copy()
         return grid
 
     def weights(self) -> np.ndarray:
+        self._require_started()
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
         normalised: np.ndarray = weights / weights.sum()
         return normalised
@@ -210,6 +229,7 @@ class EnumeratedBelief:
         return marginals
 
     def entropy(self) -> float:
+        self._require_started()
         return max(0.0, -sum(p * math.log2(p) for p in self._probs.values() if p > 0))
 
     def copy(self) -> EnumeratedBelief:

@@ -1,8 +1,9 @@
 """`BeliefBot`: a player composed of a belief, a sense planner and a move selector.
 
-The bot turns its callbacks into the arbiter's observation events and folds them into the
-belief, asks the planner where to sense and the selector what to move, and measures the clock
-increment from its own clock readings (the `Player` API does not tell it).
+The bot receives the arbiter's observation events through the one callback adapter
+(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`), folds them into the
+belief, asks the planner where to sense and the selector what to move, and measures the
+clock increment from its own clock readings (the `Player` API does not tell it).
 
 Robustness, because a bot that crashes or flags loses the game:
 
@@ -10,6 +11,9 @@ Robustness, because a bot that crashes or flags loses the game:
   what was seen, e.g. the truth fell past the size cap) rebuilds the belief by replaying
   every event so far into a fresh one, dropping only the sense results it cannot fit; if
   even that fails, the bot keeps its last good belief and plays on with it (`belief_stale`).
+  A malformed event (`MalformedObservationError`) is logged and dropped. No copy is needed
+  for any of it: an update that raises leaves the belief exactly as it was (the `Belief`
+  protocol's contract), so the last good belief is the belief itself.
 * A planner or selector that raises is logged and replaced for that call by the safe choice
   (no sense; the selector's panic path or a pass), never propagated to the arbiter.
 * Stockfish crashes are absorbed by the engine pool (restart and retry, see
@@ -26,14 +30,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Optional
 
 import chess
 import numpy as np
 
-from blindchess.arbiter import Color, Player, Square, WinReason
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.beliefs.base import Belief, BeliefError
+from blindchess.arbiter import ObservingPlayer, Square
+from blindchess.arbiter.observations import (
+    GameEnded,
+    GameStarted,
+    MoveResult,
+    Observation,
+    OpponentMoved,
+    SenseResult,
+)
+from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.moving.base import MoveContext, MoveSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
@@ -42,7 +53,7 @@ from .random_bot import SeedLike
 logger = logging.getLogger(__name__)
 
 
-class BeliefBot(Player):
+class BeliefBot(ObservingPlayer):
     """A composable RBC player.
 
     Args:
@@ -67,7 +78,6 @@ class BeliefBot(Player):
         self.move_selector = move_selector
         self.rng = np.random.default_rng(rng)
         self.low_clock_seconds = low_clock_seconds
-        self.color: Color = chess.WHITE
         self.belief: Belief = belief_factory()
         self.events: list[Observation] = []
         self.rebuilds = 0
@@ -76,7 +86,6 @@ class BeliefBot(Player):
         """True once a rebuild failed: the bot plays on its last good belief and stops rebuilding."""
         self.increment = 0.0
         self._capture_square: Optional[Square] = None
-        self._sense_square: Optional[Square] = None
         self._move_clock: Optional[tuple[float, float]] = None  # (seconds_left, monotonic) when choose_move began
         self._turn_end: Optional[float] = None  # monotonic time our last turn ended
 
@@ -84,19 +93,34 @@ class BeliefBot(Player):
 
     def observe(self, event: Observation) -> None:
         """Fold one event into the belief, rebuilding it if the event contradicts it."""
+        if isinstance(event, GameStarted):
+            self.belief = self.belief_factory()
+            self.events = []
+            self.rebuilds = 0
+            self.belief_stale = False
+            self._move_clock = self._turn_end = None
+        elif isinstance(event, OpponentMoved):
+            self._capture_square = event.capture_square
         self.events.append(event)
-        previous = self.belief.copy()
         try:
             self.belief.update(event)
+        except MalformedObservationError as error:
+            logger.error("dropped a malformed event (%s); the belief is unchanged", error)
+            self.events.pop()  # no rebuild can use it
         except BeliefError as error:
             if self.belief_stale:
-                self.belief = previous
-                return
+                return  # the update changed nothing: the belief is still the last good one
             logger.warning("belief update failed (%s: %s); rebuilding from %d events", type(error).__name__, error, len(self.events))
             self.rebuilds += 1
             rebuilt = self._rebuilt()
             self.belief_stale = rebuilt is None
-            self.belief = previous if rebuilt is None else rebuilt
+            if rebuilt is not None:
+                self.belief = rebuilt
+        finally:
+            if isinstance(event, MoveResult):
+                self._turn_end = time.monotonic()
+            elif isinstance(event, GameEnded):
+                self.move_selector.close()
 
     def _rebuilt(self) -> Optional[Belief]:
         """A fresh belief fed every event so far, skipping sense results it cannot fit; None if impossible."""
@@ -114,24 +138,10 @@ class BeliefBot(Player):
         self.events = kept
         return belief
 
-    # ------------------------------------------------------------------ Player callbacks
-
-    def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:
-        self.color = color
-        self.belief = self.belief_factory()
-        self.events = []
-        self.rebuilds = 0
-        self.belief_stale = False
-        self._move_clock = self._turn_end = None
-        self.observe(GameStarted(color, board.fen(), opponent_name))
-
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
-        self._capture_square = capture_square if captured_my_piece else None
-        self.observe(OpponentMoved(self._capture_square))
+    # ------------------------------------------------------------------ choices
 
     def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
         self._measure_increment(seconds_left)
-        self._sense_square = None
         if seconds_left < self.low_clock_seconds:
             return None
         context = SenseContext(self.color, self._capture_square, tuple(move_actions))
@@ -140,11 +150,7 @@ class BeliefBot(Player):
         except Exception:
             logger.exception("sense planner %r failed; not sensing", self.sense_planner)
             square = None
-        self._sense_square = square if square in sense_actions else None
-        return self._sense_square
-
-    def handle_sense_result(self, sense_result: list[tuple[Square, Optional[chess.Piece]]]) -> None:
-        self.observe(SenseResult(self._sense_square, tuple(sense_result)))
+        return square if square in sense_actions else None
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         self._move_clock = (seconds_left, time.monotonic())
@@ -155,20 +161,6 @@ class BeliefBot(Player):
             logger.exception("move selector %r failed; passing", self.move_selector)
             move = None
         return move if move in move_actions else None
-
-    def handle_move_result(
-        self,
-        requested_move: Optional[chess.Move],
-        taken_move: Optional[chess.Move],
-        captured_opponent_piece: bool,
-        capture_square: Optional[Square],
-    ) -> None:
-        self.observe(MoveResult(requested_move, taken_move, capture_square if captured_opponent_piece else None))
-        self._turn_end = time.monotonic()
-
-    def handle_game_end(self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: Any) -> None:
-        self.events.append(GameEnded(winner_color, win_reason))
-        self.move_selector.close()
 
     # ------------------------------------------------------------------ clock
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.loading import PlayerLoadError, load_player
+from blindchess.errors import BlindchessError
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
 
 from .random_bot import SeedLike
@@ -40,7 +41,7 @@ BOTS: dict[str, str] = {
 """Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
 
 
-class DuplicateBotNameError(ValueError):
+class DuplicateBotNameError(BlindchessError, ValueError):
     """A short name is already registered to another bot."""
 
 
@@ -79,7 +80,7 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
         raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
-class BotConstructionError(ValueError):
+class BotConstructionError(BlindchessError, ValueError):
     """A bot class could not be instantiated; the message names the class and the cause."""
 
 

@@ -37,6 +37,8 @@ from typing import Optional, Union
 import chess
 import chess.engine
 
+from blindchess.errors import BlindchessError
+
 logger = logging.getLogger(__name__)
 
 STOCKFISH_ENV_VAR = "STOCKFISH_EXECUTABLE"
@@ -67,7 +69,7 @@ a timeout (`concurrent.futures.TimeoutError`, the same class as `TimeoutError` f
 EngineAnswer = Union[chess.engine.InfoDict, list[chess.engine.InfoDict]]
 
 
-class EngineNotFoundError(FileNotFoundError):
+class EngineNotFoundError(BlindchessError, FileNotFoundError):
     """No Stockfish executable was found; the message lists every place that was tried."""
 
 

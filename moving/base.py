@@ -1,11 +1,15 @@
-"""The move-selector protocol, and what a requested move really does on each board of a belief.
+"""The move-selector protocol: which move to request, given a belief.
 
-A selector reads the belief and returns one of the move actions (or None to pass). In RBC
-a request is not the move made: on each board the arbiter may shorten a slide to the first
-blocker (capturing it), turn a blocked pawn double step into a single one, or refuse the move
-(an illegal castle, a push into a piece, a pawn diagonal onto an empty square).
-`outcome_of_request` works that out per board with :mod:`blindchess.arbiter.rules`, so every
-selector scores what would happen, not what was asked for.
+A selector reads the belief (through `blindchess.beliefs.base.Belief`) and returns one of
+the move actions, or None to pass. Everything it may need besides the belief comes in a
+small frozen `MoveContext`. In RBC a request is not the move made: on each board the arbiter
+may shorten a slide, turn a blocked double step into a single one or refuse the move, so a
+selector scores what would happen (`blindchess.arbiter.rules.request_outcome`), not what
+was asked for; the move values it shares with the sense planners live in
+`blindchess.evaluation.values`.
+
+Every selector is deterministic for a given ``rng`` state (and, for an engine-backed one, a
+fixed search depth): ties and random choices draw from the injected generator only.
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.arbiter import rules
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
+from blindchess.errors import BlindchessError
+
+
+class MoveSelectionError(BlindchessError, ValueError):
+    """A selector was given settings or input it cannot choose from (the message names it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,63 +54,17 @@ class MoveSelector(Protocol):
         rng: np.random.Generator,
         context: MoveContext,
     ) -> Optional[chess.Move]:
-        """One of `move_actions`, or None to pass. Neither the belief nor the list is modified."""
+        """One of `move_actions`, or None to pass. Neither the belief nor the list is modified.
+
+        Args:
+            belief: the current belief over the hidden board (not modified).
+            move_actions: the moves the arbiter allows (not modified).
+            seconds_left: the player's clock; selectors spend less when it is low.
+            rng: the only source of randomness (tie-breaks, board samples).
+            context: colour and clock increment.
+        """
         ...
 
     def close(self) -> None:
         """Release what the selector holds (engine processes); it may be used again afterwards."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class RequestOutcome:
-    """What requesting a move did on one board.
-
-    Attributes:
-        taken: the move the arbiter made (None: refused, nothing moved).
-        captured: the piece captured (None if none).
-        after: the board after the move, the opponent to move.
-    """
-
-    taken: Optional[chess.Move]
-    captured: Optional[chess.Piece]
-    after: chess.Board
-
-    @property
-    def captures_king(self) -> bool:
-        return self.captured is not None and self.captured.piece_type == chess.KING
-
-    def exposes_king(self, color: Color) -> bool:
-        """True when `color`'s king stands attacked after the move (the opponent could take it)."""
-        king = self.after.king(color)
-        return king is not None and self.after.is_attacked_by(not color, king)
-
-
-def outcome_of_request(board: chess.Board, move: Optional[chess.Move]) -> RequestOutcome:
-    """The RBC outcome of requesting `move` (None: pass) on `board`, the requester to move.
-
-    Unchecked: `move` must be one of the move actions of `board`'s side to move.
-    """
-    taken = None if move is None else rules.revise_move(board, rules.with_default_promotion(board, move))
-    after = board.copy(stack=False)
-    captured = None
-    square = rules.capture_square_of_move(after, taken)
-    if square is not None:
-        captured = after.piece_at(square)
-    rules.push(after, taken)
-    return RequestOutcome(taken, captured, after)
-
-
-def weighted_unique_boards(belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[list[chess.Board], np.ndarray]:
-    """Up to `n` boards drawn by weight, duplicates merged, with `color` to move; their normalised counts as weights."""
-    counts: dict[str, int] = {}
-    boards: dict[str, chess.Board] = {}
-    for board in belief.sample(n, rng):
-        board = board.copy(stack=False)
-        board.turn = color
-        key = board.fen()
-        counts[key] = counts.get(key, 0) + 1
-        boards.setdefault(key, board)
-    keys = list(boards)
-    weights = np.array([counts[k] for k in keys], dtype=float)
-    return [boards[k] for k in keys], weights / max(1.0, weights.sum())

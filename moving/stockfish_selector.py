@@ -11,7 +11,7 @@ and the move with the highest ``S`` is requested. Before any of that, a move tha
 the king with probability at least `king_capture_threshold` is taken at once.
 
 Candidates are Stockfish's own move on each sampled board plus the best few moves by the
-cheap proxy of :mod:`blindchess.sensing.evoi` (captures, threats, safety), so a move that is
+cheap proxy of :mod:`blindchess.evaluation.values` (captures, threats, safety), so a move that is
 good on most boards but best on none still competes. Positions go to an `EnginePool`
 (:mod:`blindchess.evaluation.stockfish`: restarts a crashed Stockfish, refuses positions that would
 crash it, caches answers keyed by position); one thread per engine scores in parallel.
@@ -35,10 +35,14 @@ import chess
 import chess.engine
 import numpy as np
 
+from blindchess.arbiter.fastrevise import request_outcome
+from blindchess.arbiter.rules import RequestOutcome
 from blindchess.beliefs.base import Belief
 from blindchess.evaluation.stockfish import Engine, EnginePool
-from blindchess.moving.base import MoveContext, RequestOutcome, outcome_of_request, weighted_unique_boards
-from blindchess.sensing.evoi import KING_VALUE, proxy_move_value, threat_weights
+from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_value, threat_weights
+
+from .base import MoveContext, MoveSelectionError
+from .sampling import weighted_unique_boards
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +81,7 @@ class StockfishMoveSelector:
             3% risk of losing the king on the spot outweigh most positional differences).
         threat_boost: boards where our king is attacked right now weigh this many times their
             belief weight, boards where a square next to it is attacked a third of that extra
-            (`blindchess.sensing.evoi.threat_weights`): rushing opponents aim there on purpose,
+            (`blindchess.evaluation.values.threat_weights`): rushing opponents aim there on purpose,
             far more often than a uniform opponent-move model assumes.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
@@ -106,9 +110,9 @@ class StockfishMoveSelector:
         search_depth: Optional[int] = None,
     ) -> None:
         if boards < 1 or candidates < 1 or engines < 1:
-            raise ValueError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
+            raise MoveSelectionError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
         if not 0.0 <= worst_case_weight <= 1.0:
-            raise ValueError(f"worst_case_weight must be in [0, 1], got {worst_case_weight!r}")
+            raise MoveSelectionError(f"worst_case_weight must be in [0, 1], got {worst_case_weight!r}")
         self.boards = boards
         self.candidates = candidates
         self.worst_case_weight = worst_case_weight
@@ -154,13 +158,14 @@ class StockfishMoveSelector:
         boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
         weights = weights * self._aggression(boards, color)
         weights = weights / weights.sum()
-        outcomes = [[outcome_of_request(board, move) for move in move_actions] for board in boards]
+        # Each (board, move) outcome once: king captures, the proxy and Stockfish all read it.
+        outcomes = [[request_outcome(board, move) for move in move_actions] for board in boards]
 
         king_odds = np.array([[o.captures_king for o in row] for row in outcomes], dtype=float).T @ weights
         if king_odds.max() >= self.king_capture_threshold:
             return _pick(move_actions, king_odds, rng)
 
-        proxy = np.array([[proxy_move_value(board, move, color) for move in move_actions] for board in boards])
+        proxy = np.array([[outcome_value(outcome, color) for outcome in row] for row in outcomes])
         proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
         safety_boards = (
             16 if panic else self.safety_boards if self.search_depth is not None
@@ -207,7 +212,7 @@ class StockfishMoveSelector:
             if king is None:
                 continue
             for j, move in enumerate(move_actions):
-                outcome = outcome_of_request(board, move)
+                outcome = request_outcome(board, move)
                 if outcome.exposes_king(color) and not outcome.captures_king:
                     exposed[j] += weight
         return exposed
@@ -270,16 +275,12 @@ def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color,
         return WIN
     if outcome.exposes_king(color):
         return LOSS
-    info = engine.analyse(outcome.after, limit)
+    after = outcome.after()
+    info = engine.analyse(after, limit)
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
-    # Unsearchable or the engine died twice: fall back on the material proxy.
-    return math.tanh(_material(outcome.after, color) / 10.0)
-
-
-def _material(board: chess.Board, color: chess.Color) -> float:
-    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
-    return float(sum(values[p.piece_type] * (1 if p.color == color else -1) for p in board.piece_map().values()))
+    # Unsearchable or the engine died twice: fall back on the material balance.
+    return math.tanh(material_balance(after, color) / 10.0)
 
 
 def _pick(moves: list[chess.Move], scores: np.ndarray, rng: np.random.Generator) -> chess.Move:

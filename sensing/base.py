@@ -21,9 +21,10 @@ import numpy as np
 
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
+from blindchess.errors import BlindchessError
 
 
-class SensePlanError(ValueError):
+class SensePlanError(BlindchessError, ValueError):
     """A planner was given something it cannot plan from (the message names it)."""
 
 

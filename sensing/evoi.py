@@ -12,11 +12,11 @@ ties are common; the score adds `information_weight` pawns per bit of informatio
 something over learning nothing and balances the two aims.
 
 The move values are a cheap proxy, not Stockfish (the planner runs over every centre and
-many boards within the sense phase): what the requested move really does on each board under
-RBC rules (slides stop at the first blocker, illegal castles and pushes into pieces do
-nothing), the material it captures, a large win for capturing the king, a large loss when the
-move leaves our king capturable, and half the mover's value when it lands on an attacked,
-undefended square.
+many boards within the sense phase): `blindchess.evaluation.values.proxy_move_value`, what
+the requested move really does on each board under RBC rules (slides stop at the first
+blocker, illegal castles and pushes into pieces do nothing), the material it captures, a
+large win for capturing the king, a large loss when the move leaves our king capturable,
+and half the mover's value when it lands on an attacked, undefended square.
 """
 
 from __future__ import annotations
@@ -27,78 +27,13 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.rules import revise_move, with_default_promotion
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
+from blindchess.evaluation.values import level_boosts, proxy_move_value, threat_levels
 
 from .base import SenseContext
 from .support import DEFAULT_MAX_BOARDS, belief_grid, board_grid, fallback_sense, pick_best
 from .windows import WindowOutcomes, undominated
-
-PIECE_VALUES = {chess.PAWN: 1.0, chess.KNIGHT: 3.0, chess.BISHOP: 3.0, chess.ROOK: 5.0, chess.QUEEN: 9.0, chess.KING: 0.0}
-"""Material values in pawns (a king capture is scored by `KING_VALUE` instead)."""
-
-KING_VALUE = 50.0
-"""Value of capturing the opponent's king (the game), and minus the value of exposing ours."""
-
-
-def proxy_move_value(board: chess.Board, move: Optional[chess.Move], color: Color) -> float:
-    """The cheap value, in pawns, for `color` of requesting `move` (None: pass) on `board`.
-
-    Unchecked: `board` must have `color` to move and `move` must be one of its move actions.
-    """
-    taken = None if move is None else revise_move(board, with_default_promotion(board, move))
-    after = board.copy(stack=False)
-    value = 0.0
-    if taken is not None:
-        captured = after.piece_at(taken.to_square)
-        if captured is not None and captured.color != color:
-            if captured.piece_type == chess.KING:
-                return KING_VALUE
-            value += PIECE_VALUES[captured.piece_type]
-        moved = after.piece_type_at(taken.from_square)
-        after.push(taken)
-        landed = taken.to_square
-        if moved is not None and after.is_attacked_by(not color, landed) and not after.is_attacked_by(color, landed):
-            value -= 0.5 * PIECE_VALUES[moved]
-    else:
-        after.push(chess.Move.null())
-    king = after.king(color)
-    if king is not None and after.is_attacked_by(not color, king):
-        value -= KING_VALUE
-    return value
-
-
-def threat_levels(boards: Sequence[chess.Board], color: Color) -> np.ndarray:
-    """Per board: 2 where `color`'s king is attacked right now, 1 where a square next to it is, else 0."""
-    result = np.zeros(len(boards), dtype=np.int64)
-    for i, board in enumerate(boards):
-        king = board.king(color)
-        if king is None:
-            continue
-        if board.is_attacked_by(not color, king):
-            result[i] = 2
-        elif any(board.is_attacked_by(not color, square) for square in chess.SquareSet(chess.BB_KING_ATTACKS[king])):
-            result[i] = 1
-    return result
-
-
-def level_boosts(king_boost: float) -> np.ndarray:
-    """The weight per threat level (`threat_levels`): 1 when quiet, `king_boost` when our king is
-    attacked right now, and a third of that extra when only a square next to it is."""
-    return np.array([1.0, 1.0 + (king_boost - 1.0) / 3.0, king_boost])
-
-
-def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: float = 4.0) -> np.ndarray:
-    """Per board, how much more likely an aggressive opponent makes it than a uniform move model.
-
-    `level_boosts(king_boost)` by the board's threat level. Rushing bots (AttackerBot's scripted
-    mates, a knight hunting the king) head for exactly these boards; weighting them up makes
-    planners look and selectors defend before the threat lands, at the price of some caution
-    against quiet opponents.
-    """
-    boosts: np.ndarray = level_boosts(king_boost)[threat_levels(boards, color)]
-    return boosts
 
 
 def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:
@@ -138,7 +73,8 @@ class ValueOfInformationSensePlanner:
         boards: how many boards to draw from the belief (the proxy is per board and move).
         information_weight: pawns of value per bit of information gain added to the score.
         threat_boost: boards where our king is attacked right now weigh this many times more,
-            and a third of that extra where a square next to it is (see `threat_weights`).
+            and a third of that extra where a square next to it is (see
+            `blindchess.evaluation.values.threat_weights`).
             12: reconchess's AttackerBot won 2 of 6 games against a boost of 4 with knight
             rushes that a uniform move model gives under 1% between them.
         threat_weight: pawns of value per bit of information about the threat level

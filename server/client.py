@@ -28,13 +28,14 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
 from blindchess.arbiter.player import Player
 from blindchess.arbiter.types import Color, Square, WinReason
+from blindchess.errors import BlindchessError
 from blindchess.server.arbiter_game import history_from_json
 from blindchess.server.codec import decode_move, decode_move_result, decode_piece, decode_win_reason, encode_move
 
 logger = logging.getLogger(__name__)
 
 
-class ServerRefused(ValueError):
+class ServerRefused(BlindchessError, ValueError):
     """The server answered 4xx: the request itself is wrong (bad credentials, not your turn, ...)."""
 
     def __init__(self, status: int, url: str, message: str) -> None:
@@ -46,7 +47,7 @@ class AuthenticationFailed(ServerRefused):
     """The server answered 401: no such account, or the wrong password."""
 
 
-class ServerUnavailable(ConnectionError):
+class ServerUnavailable(BlindchessError, ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
 

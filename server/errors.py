@@ -6,8 +6,10 @@ They subclass the built-in exception that says what went wrong (bad input is a
 
 from __future__ import annotations
 
+from blindchess.errors import BlindchessError
 
-class RemotePlayError(Exception):
+
+class RemotePlayError(BlindchessError):
     """Base class; `status` is the HTTP status the web layer answers with."""
 
     status = 500

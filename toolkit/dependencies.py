@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import importlib.util
 
+from blindchess.errors import BlindchessError
 
-class MissingDependencyError(ImportError):
+
+class MissingDependencyError(BlindchessError, ImportError):
     """An optional package is missing; the message says how to install it."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import chess
 
 from blindchess.arbiter.types import Square
+from blindchess.errors import BlindchessError
 
 EMPTY = 0
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
@@ -41,7 +42,7 @@ def code_piece(code: int) -> chess.Piece | None:
     return chess.Piece(code - BLACK_OFFSET, chess.BLACK) if code > BLACK_OFFSET else chess.Piece(code, chess.WHITE)
 
 
-class BoardSizeError(ValueError):
+class BoardSizeError(BlindchessError, ValueError):
     """A board size outside what the 8x8 numbering can hold."""
 
 

@@ -44,6 +44,7 @@ from typing import Optional
 import chess
 
 from blindchess.arbiter.types import Color
+from blindchess.errors import BlindchessError
 from blindchess.variants.geometry import code_piece, piece_code
 from blindchess.variants.minichess import MiniChessRules, Position
 
@@ -53,7 +54,7 @@ _MOVE = re.compile(r"^([a-e])([1-6])-([a-e])([1-6])$")
 _HEADER = re.compile(r"^(\d+) ([WB])$")
 
 
-class ImcsProtocolError(ValueError):
+class ImcsProtocolError(BlindchessError, ValueError):
     """A line that breaks the IMCS protocol (the message quotes it)."""
 
 

@@ -53,6 +53,7 @@ from typing import Optional
 import chess
 
 from blindchess.arbiter.types import Color, Square
+from blindchess.errors import BlindchessError
 from blindchess.variants.geometry import (
     BISHOP,
     BLACK_OFFSET,
@@ -74,7 +75,7 @@ PROMOTION_FLAG = 1 << 12
 _KING_CODES = (KING + BLACK_OFFSET, KING)  # indexed by colour: black king, white king
 
 
-class MiniChessError(ValueError):
+class MiniChessError(BlindchessError, ValueError):
     """Base class of the errors the Mini-Chess rules raise."""
 
 

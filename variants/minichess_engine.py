@@ -27,6 +27,7 @@ from typing import Optional
 import chess
 import numpy as np
 
+from blindchess.errors import BlindchessError
 from blindchess.variants.geometry import BLACK_OFFSET, EMPTY, KING, PAWN, QUEEN
 from blindchess.variants.minichess import PROMOTION_FLAG, MiniChessRules, Position, decode
 
@@ -80,7 +81,7 @@ class SearchResult:
     seconds: float
 
 
-class _OutOfTime(Exception):
+class _OutOfTime(BlindchessError):
     pass
 
 

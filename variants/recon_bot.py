@@ -5,7 +5,8 @@ its parts know the small board:
 
 - **belief**: the exact enumerated belief
   (:class:`~blindchess.beliefs.small_board.EnumeratedBelief`), fed the
-  observation events the callbacks carry;
+  observation events of the arbiter's callback adapter
+  (:class:`~blindchess.arbiter.observing_player.ObservingPlayer`);
 - **sense**: the window whose contents are most uncertain, i.e. the square ``s``
   maximising the entropy ``H(W_s)`` of what the window will show under the belief
   (for a deterministic sensor this is the expected information gain);
@@ -23,9 +24,9 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import Player
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.arbiter.types import Color, Square, WinReason
+from blindchess.arbiter import ObservingPlayer
+from blindchess.arbiter.observations import GameStarted, Observation, OpponentMoved
+from blindchess.arbiter.types import Square
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.variants.geometry import BLACK_OFFSET, KING
 from blindchess.variants.minichess import Position, encode
@@ -61,7 +62,7 @@ def window_entropies(grid: np.ndarray, weights: np.ndarray, windows: tuple[tuple
     return np.bincount(keys % 64, weights=information, minlength=len(windows))
 
 
-class ReconMiniChessBot(Player):
+class ReconMiniChessBot(ObservingPlayer):
     """Exact belief + entropy sensing + alpha-beta on the likeliest boards.
 
     Args:
@@ -95,40 +96,30 @@ class ReconMiniChessBot(Player):
         self.boards = boards
         self.belief_factory = belief_factory
         self.belief = belief_factory(rules)
-        self.color: Color = chess.WHITE
-        self._sensed: Optional[Square] = None
 
-    def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:
-        self.color = color
-        self.belief = self.belief_factory(self.rules)
-        self.belief.update(GameStarted(color, board.fen(), opponent_name))
-        self.engine.reset()
-
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
-        self._opponent_capture = capture_square
-        self.belief.update(OpponentMoved(capture_square))
+    def observe(self, event: Observation) -> None:
+        if isinstance(event, GameStarted):
+            self.belief = self.belief_factory(self.rules)
+            self.engine.reset()
+        elif isinstance(event, OpponentMoved):
+            self._opponent_capture = event.capture_square
+        self.belief.update(event)
 
     def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
         if self.rng.random() < self.explore:
-            self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
-            return self._sensed
+            return sense_actions[int(self.rng.integers(len(sense_actions)))]
         if self.sense_planner is not None:
             from blindchess.sensing.base import SenseContext
 
             context = SenseContext(self.color, self._opponent_capture, tuple(move_actions))
-            self._sensed = self.sense_planner.choose_sense(self.belief, list(sense_actions), seconds_left, self.rng, context)
-            return self._sensed
+            square: Optional[Square] = self.sense_planner.choose_sense(self.belief, list(sense_actions), seconds_left, self.rng, context)
+            return square
         if len(self.belief) == 1:  # nothing to learn: any window will do
-            self._sensed = sense_actions[int(self.rng.integers(len(sense_actions)))]
-            return self._sensed
+            return sense_actions[int(self.rng.integers(len(sense_actions)))]
         windows = tuple(self.rules.geometry.window(square) for square in sense_actions)
         scores = window_entropies(self.belief.piece_grid(), self.belief.weights(), windows)
         best = np.flatnonzero(scores >= scores.max() - 1e-12)
-        self._sensed = sense_actions[int(self.rng.choice(best))]
-        return self._sensed
-
-    def handle_sense_result(self, sense_result: list[tuple[Square, Optional[chess.Piece]]]) -> None:
-        self.belief.update(SenseResult(self._sensed, tuple(sense_result)))
+        return sense_actions[int(self.rng.choice(best))]
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         if not move_actions:
@@ -161,16 +152,3 @@ class ReconMiniChessBot(Player):
         if votes[best] > 0:
             return actions[best]
         return move_actions[int(self.rng.integers(len(move_actions)))]
-
-    def handle_move_result(
-        self,
-        requested_move: Optional[chess.Move],
-        taken_move: Optional[chess.Move],
-        captured_opponent_piece: bool,
-        capture_square: Optional[Square],
-    ) -> None:
-        self.belief.update(MoveResult(requested_move, taken_move, capture_square))
-
-    def handle_game_end(self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: Any) -> None:
-        pass
-

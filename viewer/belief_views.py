@@ -33,6 +33,7 @@ from blindchess.beliefs import (
     ParticleFilter,
 )
 from blindchess.beliefs.base import BeliefError
+from blindchess.errors import BlindchessError
 
 from .replay import check_ply, event_plies
 
@@ -51,11 +52,11 @@ DEFAULT_MAX_BOARDS = 200_000
 """The viewer's default cap on a board set (a capped set says so: ``exact`` turns false)."""
 
 
-class UnknownBeliefError(ValueError):
+class UnknownBeliefError(BlindchessError, ValueError):
     """A belief name the viewer does not know; the message lists the known ones."""
 
 
-class BeliefFailedError(ValueError):
+class BeliefFailedError(BlindchessError, ValueError):
     """The belief could not follow the observations (e.g. a history of another variant); the message says where."""
 
 

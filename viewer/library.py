@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from blindchess.arbiter.history import GameHistory, HistoryFormatError
+from blindchess.errors import BlindchessError
 
 logger = logging.getLogger(__name__)
 
@@ -28,11 +29,11 @@ CLOCKS_SUFFIX = ".clocks.json"
 """A played game's clocks (seconds left per side at each ply) sit beside its history in ``<name>.clocks.json``."""
 
 
-class UnknownGameError(ValueError):
+class UnknownGameError(BlindchessError, ValueError):
     """No game with this id; the message quotes the id."""
 
 
-class UnreadableGameError(ValueError):
+class UnreadableGameError(BlindchessError, ValueError):
     """The game's file is not a readable history; the message names the file and the problem."""
 
 

@@ -23,13 +23,14 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import BotFaultError, Referee, play_turn
 from blindchess.arbiter.player import Player
 from blindchess.arbiter.types import Color, Square
+from blindchess.errors import BlindchessError
 
 logger = logging.getLogger(__name__)
 
 HUMAN_NAME = "you"
 
 
-class PlayError(ValueError):
+class PlayError(BlindchessError, ValueError):
     """A request the game cannot take now (wrong phase, a square or move not allowed); the message says which."""
 
 

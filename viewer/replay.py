@@ -35,9 +35,10 @@ from blindchess.arbiter.observations import (
     OpponentMoved,
 )
 from blindchess.arbiter.types import Color
+from blindchess.errors import BlindchessError
 
 
-class PlyOutOfRangeError(ValueError):
+class PlyOutOfRangeError(BlindchessError, ValueError):
     """A ply outside ``0..plies`` of a game; the message quotes the ply and the range."""
 
 

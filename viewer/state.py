@@ -20,6 +20,7 @@ import numpy as np
 from blindchess.arbiter.history import GameHistory
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.bots.registry import BOTS, make_bot, resolve_bot
+from blindchess.errors import BlindchessError
 
 from .belief_views import (
     BELIEFS,
@@ -44,7 +45,7 @@ PLAYABLE_BOTS = ("random", "attacker", "trout", "flagship")
 """The bots the play page offers (any registered name is accepted)."""
 
 
-class UnknownSessionError(ValueError):
+class UnknownSessionError(BlindchessError, ValueError):
     """No game in play with this id; the message quotes it."""
 
 

@@ -2,14 +2,18 @@
 
 A factory builds a fresh belief from its settings only (no game yet). ``exact``
 says whether the belief claims to hold every consistent board (then the suite also
-checks that the true board is always a member).
+checks that the true board is always a member). ``ruleset`` is the board its games are
+played on: the 8x8 rules, or a small board for a belief made for one (the tests may
+import the variants; the library's beliefs never do).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.beliefs import (
     Belief,
     BoardSet,
@@ -19,6 +23,8 @@ from blindchess.beliefs import (
     ParticleFilter,
     ReferenceBoardSet,
 )
+from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.variants.teaching import TEACHING_4X4
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class BeliefFactory:
     name: str
     make: Callable[[], Belief]
     exact: bool
+    ruleset: Rules[Any] = field(default=STANDARD)
 
 
 BELIEF_FACTORIES: list[BeliefFactory] = [
@@ -37,4 +44,5 @@ BELIEF_FACTORIES: list[BeliefFactory] = [
     BeliefFactory("particles-30", lambda: ParticleFilter(30, seed=1), exact=True),
     BeliefFactory("particles-noisy", lambda: ParticleFilter(200, likelihood=NoisySensing(0.05), seed=1), exact=False),
     BeliefFactory("hybrid-40", lambda: HybridBelief(switch_boards=40, particles=30, seed=1), exact=True),
+    BeliefFactory("enumerated-4x4", lambda: EnumeratedBelief(TEACHING_4X4), exact=True, ruleset=TEACHING_4X4),
 ]

@@ -1,4 +1,4 @@
-"""The flagship survives a killed Stockfish and never loses on time (issue 4, acceptance 4).
+"""The flagship survives a killed Stockfish and never loses on time (issue 4, acceptance 4); a belief bot survives bad events.
 
 Real parts only: the real Stockfish processes are killed with SIGKILL from outside the
 engine wrapper (found as this process's children in /proc), and the games run on the real
@@ -16,8 +16,13 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.arbiter.observations import OpponentMoved, SenseResult
+from blindchess.beliefs import BoardSet
+from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.random_bot import RandomBot
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
+from blindchess.sensing.random_planner import RandomSensePlanner
 
 pytestmark = pytest.mark.slow
 
@@ -90,3 +95,51 @@ def test_thirty_seconds_no_increment_never_loses_on_time() -> None:
         assert [fault for fault in history.faults if fault.color == color] == [], f"game {index}: {history.faults}"
         assert game.seconds_left_by_color[color] > 0
     assert WinReason.TIMEOUT not in reasons
+
+
+class CountingBoardSet(BoardSet):
+    """A real board set that counts its copies (the bot must not make any)."""
+
+    copies = 0
+
+    def copy(self) -> BoardSet:
+        CountingBoardSet.copies += 1
+        return super().copy()
+
+
+class BadEventBeliefBot(BeliefBot):
+    """A `BeliefBot` that is handed bad events before the true ones: malformed, then impossible."""
+
+    def __init__(self, rng: int) -> None:
+        selector = StockfishMoveSelector(search_depth=1, boards=2, safety_boards=8)
+        super().__init__(lambda: CountingBoardSet(max_boards=20_000), RandomSensePlanner(), selector, rng)
+        self.turns = 0
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
+        self.turns += 1
+        if self.turns == 2:
+            self.observe(OpponentMoved(-1))  # read as a capture on h8 before the belief checked its input
+            self.observe(OpponentMoved("e4"))  # type: ignore[arg-type]
+        super().handle_opponent_move_result(captured_my_piece, capture_square)
+
+    def handle_sense_result(self, sense_result: list[tuple[int, Optional[chess.Piece]]]) -> None:
+        if self.turns == 3 and self._sense_square is not None:
+            king = chess.Piece(chess.KING, not self.color)
+            self.observe(SenseResult(self._sense_square, ((chess.A4, king), (chess.H4, king))))  # two kings: impossible
+        super().handle_sense_result(sense_result)
+
+
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
+def test_bad_events_leave_the_belief_as_if_they_never_came_and_nothing_is_copied(color: chess.Color) -> None:
+    CountingBoardSet.copies = 0
+    bot, opponent = BadEventBeliefBot(rng=5), RandomBot(rng=6)
+    white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    _, _, history = play_local_game(white, black, game=LocalGame(seconds_per_player=None, full_turn_limit=6))
+    assert [fault for fault in history.faults if fault.color == color] == []
+    assert bot.turns >= 3 and bot.rebuilds == 1 and not bot.belief_stale  # the impossible sense forced one rebuild
+    assert bot.events == history.observations(color)  # the malformed events dropped, the impossible sense skipped by the rebuild
+    clean = BoardSet(max_boards=20_000)
+    for event in history.observations(color):
+        clean.update(event)
+    assert isinstance(bot.belief, BoardSet) and bot.belief.keys() == clean.keys()
+    assert CountingBoardSet.copies == 0  # on c05014a: three copies a turn

@@ -7,8 +7,8 @@ streams (`GameHistory.observations(color)`, both colours) are replayed into:
 * a full fast set (capped at ``FAST_LIMIT``) that must hold the history's true board
   whenever it is exact, and
 * a lockstep pair — a fast set and a reference set holding the same boards — compared
-  after every event. The reference costs about a millisecond per board on an opponent
-  turn, so while the pair is small it is the whole belief; once the reference grows past
+  after every event: the same boards, and the same marginals to 1e-9 in every cell. The reference
+  costs about a millisecond per board on an opponent turn, so while the pair is small it is the whole belief; once the reference grows past
   ``REFERENCE_LIMIT`` boards, the pair is re-seeded with ``SUBSET`` boards drawn from the
   full set (or, once the full set is past its cap, from the pair's own boards) and the
   history's true board. So every event of every stream is checked on real boards of the belief,
@@ -43,6 +43,12 @@ def test_fixture_has_300_games_between_every_pair_of_bots() -> None:
     }
 
 
+def assert_same_marginals(fast: BoardSet, reference: ReferenceBoardSet, context: object) -> None:
+    """The compiled marginals pass against the reference's board-by-board sum, to 1e-9 in every cell."""
+    difference = np.abs(fast.marginals() - reference.marginals()).max()
+    assert difference <= 1e-9, (context, difference)
+
+
 class _Lockstep:
     """A fast set and a reference set that must hold the same boards after every event."""
 
@@ -61,6 +67,7 @@ class _Lockstep:
         self.fast = BoardSet.from_boards(self.color, boards, max_boards=None, move_model=None)
         self.reference = ReferenceBoardSet.from_boards(self.color, boards, move_model=None)
         assert self.fast.keys() == self.reference.keys()
+        assert_same_marginals(self.fast, self.reference, "reseeded")
 
     def update(self, event: Observation, context: tuple[object, ...]) -> None:
         assert self.fast is not None and self.reference is not None
@@ -77,6 +84,7 @@ class _Lockstep:
             self.fast = self.reference = None
             return
         assert self.fast.keys() == self.reference.keys(), context
+        assert_same_marginals(self.fast, self.reference, context)
 
 
 def _truth_after(history: GameHistory, color: chess.Color, event: Observation, own_turns: int) -> chess.Board | None:

@@ -23,7 +23,6 @@ from blindchess.beliefs import (
     ReferenceBoardSet,
     UnexpectedObservationError,
 )
-from blindchess.beliefs.player_mixin import sense_centre
 from blindchess.bots.random_bot import RandomBot
 
 BELIEFS = [lambda: BoardSet(max_boards=None), ReferenceBoardSet]
@@ -107,12 +106,6 @@ def test_weighted_set_matches_reference_weights() -> None:
         got = {board_key(fast.board(i)): w for i, w in enumerate(fast.weights())}
         assert got.keys() == expected.keys()
         assert all(got[k] == pytest.approx(expected[k], rel=1e-9) for k in got)
-
-
-def test_sense_centre_of_clipped_windows() -> None:
-    for square in chess.SQUARES:
-        assert sense_centre(_window(square)) == square
-    assert sense_centre([]) is None
 
 
 class _BeliefRandomBot(BeliefPlayerMixin, RandomBot):

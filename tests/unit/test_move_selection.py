@@ -11,8 +11,9 @@ import pytest
 
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameStarted
+from blindchess.arbiter.rules import request_outcome
 from blindchess.beliefs import BoardSet
-from blindchess.moving.base import MoveContext, outcome_of_request
+from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
@@ -33,14 +34,15 @@ def selector() -> Iterator[StockfishMoveSelector]:
 
 def test_a_blocked_slide_stops_on_the_blocker_and_captures_it() -> None:
     board = chess.Board("4k3/8/8/8/n7/8/8/R3K3 w - - 0 1")
-    outcome = outcome_of_request(board, chess.Move.from_uci("a1a8"))
+    outcome = request_outcome(board, chess.Move.from_uci("a1a8"))
     assert outcome.taken == chess.Move.from_uci("a1a4")
     assert outcome.captured == chess.Piece(chess.KNIGHT, chess.BLACK)
-    refused = outcome_of_request(chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1"), chess.Move.from_uci("e1c1"))
-    assert refused.taken is None and refused.after.board_fen() == "4k3/8/8/8/8/8/8/R2NK3"
+    refused = request_outcome(chess.Board("4k3/8/8/8/8/8/8/R2NK3 w Q - 0 1"), chess.Move.from_uci("e1c1"))
+    assert refused.taken is None and refused.after().board_fen() == "4k3/8/8/8/8/8/8/R2NK3"
 
 
 def test_takes_a_certain_king_capture(selector: StockfishMoveSelector) -> None:
+    assert isinstance(selector, MoveSelector)
     fen = "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"
     actions = rules.move_actions(chess.Board(fen))
     move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(0), MoveContext(chess.WHITE, 5.0))
@@ -55,7 +57,7 @@ def test_does_not_leave_its_king_capturable(selector: StockfishMoveSelector, see
     actions = rules.move_actions(board)
     move = selector.choose_move(known_position(fen), actions, 100.0, np.random.default_rng(seed), MoveContext(chess.WHITE, 5.0))
     assert move in actions
-    assert not outcome_of_request(board, move).exposes_king(chess.WHITE)
+    assert not request_outcome(board, move).exposes_king(chess.WHITE)
 
 
 def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: StockfishMoveSelector) -> None:
@@ -78,3 +80,10 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
     assert value(chess.engine.Mate(-1)) < value(chess.engine.Mate(-10)) < value(chess.engine.Cp(-5000))
     assert value(chess.engine.Mate(-0)) == -value(chess.engine.MateGiven)
     assert all(-1.0 <= v <= 1.0 for v in mates)
+
+
+@pytest.mark.parametrize("settings", [{"boards": 0}, {"candidates": 0}, {"worst_case_weight": 1.5}])
+def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
+    with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
+        StockfishMoveSelector(**settings)  # type: ignore[arg-type]
+    assert isinstance(raised.value, ValueError)

@@ -69,6 +69,7 @@ from typing import Optional
 import chess
 
 from blindchess.arbiter.types import Color, Square
+from blindchess.errors import BlindchessError
 
 NULL = chess.Move.null()
 _CASTLES = {
@@ -80,7 +81,7 @@ _CASTLES = {
 """King's castling move -> (rook's origin, rook's destination)."""
 
 
-class SimulchessError(ValueError):
+class SimulchessError(BlindchessError, ValueError):
     """Base class of the errors the simulchess arbiter raises."""
 
 

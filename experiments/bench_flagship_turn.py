@@ -1,0 +1,184 @@
+"""How long does the flagship take per own turn, and is it faster than a baseline checkout?
+
+Plays one fixed seeded game: the flagship (`blindchess.bots.flagship`) against a
+seed-deterministic opponent (`random` or `attacker`), with Stockfish searching to a fixed
+depth instead of by clock (``search_depth``: the selector then samples a fixed number of
+boards and the game is the same on every run) and a clock large enough that time never
+binds. The flagship's callbacks are timed; one own turn is everything from hearing the
+opponent's move to the result of its own (belief updates, sense planning, move choice).
+
+With ``--baseline REV`` the same game is also played by the commit REV of this repository:
+the script exports it (``git archive``) into a temporary folder and links its top-level
+folders into a ``blindchess`` package tree there, as pyproject's ``package-dir`` maps them
+(``toolkit`` is the root package); a child process imports that tree because PYTHONPATH
+comes before the installed package. Each game runs in its own process; baseline and current
+alternate for ``--rounds`` rounds, so machine load hits both alike, after one untimed game
+each (the first use of the belief kernels compiles them, seconds that belong to no turn).
+The script checks that both played the very same game (the flagship's senses and moves
+compared) and prints the ratio of the mean and median turn times, baseline over current::
+
+    nice -n 15 python3 experiments/bench_flagship_turn.py --rounds 3 --baseline 4bc6f1e
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Optional
+
+import chess
+
+from blindchess.arbiter import Player, play_local_game
+from blindchess.bots.attacker_bot import AttackerBot
+from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.random_bot import RandomBot
+
+PHASES = ("handle_opponent_move_result", "choose_sense", "handle_sense_result", "choose_move", "handle_move_result")
+
+
+class TimedPlayer(Player):
+    """Delegates the seven callbacks to `player`, timing the five of each own turn.
+
+    A turn's seconds are summed from `handle_opponent_move_result` to `handle_move_result`;
+    the sense square and move returned are recorded, so two runs can be checked to be one game.
+    """
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self.turns: list[dict[str, float]] = []
+        self.actions: list[str] = []
+        self._current: dict[str, float] = {}
+
+    def _timed(self, name: str, *args: Any) -> Any:
+        started = time.perf_counter()
+        result = getattr(self.player, name)(*args)
+        self._current[name] = self._current.get(name, 0.0) + time.perf_counter() - started
+        if name == "handle_move_result":
+            self.turns.append(self._current)
+            self._current = {}
+        return result
+
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        self.player.handle_game_start(color, board, opponent_name)
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
+        self._timed("handle_opponent_move_result", captured_my_piece, capture_square)
+
+    def choose_sense(self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float) -> Optional[int]:
+        square: Optional[int] = self._timed("choose_sense", sense_actions, move_actions, seconds_left)
+        self.actions.append("-" if square is None else chess.square_name(square))
+        return square
+
+    def handle_sense_result(self, sense_result: list[tuple[int, Optional[chess.Piece]]]) -> None:
+        self._timed("handle_sense_result", sense_result)
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
+        move: Optional[chess.Move] = self._timed("choose_move", move_actions, seconds_left)
+        self.actions.append("-" if move is None else move.uci())
+        return move
+
+    def handle_move_result(self, *args: Any) -> None:
+        self._timed("handle_move_result", *args)
+
+    def handle_game_end(self, *args: Any) -> None:
+        self.player.handle_game_end(*args)
+
+
+def play_one(seed: int, opponent: str, depth: int, clock: float) -> dict[str, Any]:
+    """One game of the flagship (White) against `opponent`; per-turn phase seconds and the actions."""
+    flagship = TimedPlayer(FlagshipBot(rng=seed, search_depth=depth))
+    other = {"random": RandomBot, "attacker": AttackerBot}[opponent](rng=seed + 1)
+    winner, reason, _ = play_local_game(flagship, other, seconds_per_player=clock, enforce_deadlines=False)
+    return {"turns": flagship.turns, "actions": flagship.actions, "winner": winner, "reason": str(reason)}
+
+
+def run_child(site: Optional[str], args: argparse.Namespace) -> dict[str, Any]:
+    """`play_one` in a fresh process, importing `blindchess` from `site` (None: as installed)."""
+    env = dict(os.environ)
+    if site is not None:
+        env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
+    command = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(args.seed), "--opponent", args.opponent,
+               "--depth", str(args.depth), "--clock", str(args.clock)]
+    done = subprocess.run(command, env=env, cwd="/", capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def baseline_site(rev: str, folder: str) -> str:
+    """Export commit `rev` into `folder` and return a folder holding its `blindchess` package as a link tree."""
+    repository = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    source, package = os.path.join(folder, "src"), os.path.join(folder, "site", "blindchess")
+    os.makedirs(source)
+    os.makedirs(package)
+    archive = subprocess.run(["git", "archive", rev], cwd=repository, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", source], input=archive, check=True)
+    for name in os.listdir(os.path.join(source, "toolkit")):
+        os.symlink(os.path.join(source, "toolkit", name), os.path.join(package, name))
+    for name in os.listdir(source):
+        if name != "toolkit" and os.path.isfile(os.path.join(source, name, "__init__.py")):
+            os.symlink(os.path.join(source, name), os.path.join(package, name))
+    return os.path.dirname(package)
+
+
+def summary(turns: list[dict[str, float]]) -> tuple[float, float, dict[str, float]]:
+    """Mean and median seconds per own turn, and the mean seconds of each phase."""
+    totals = [sum(turn.values()) for turn in turns]
+    phases = {phase: statistics.fmean(turn.get(phase, 0.0) for turn in turns) for phase in PHASES}
+    return statistics.fmean(totals), statistics.median(totals), phases
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--opponent", choices=("random", "attacker"), default="random")
+    parser.add_argument("--depth", type=int, default=4, help="Stockfish search depth per position")
+    parser.add_argument("--clock", type=float, default=3600.0, help="seconds per player (never binds)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare with (e.g. 4bc6f1e)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(play_one(args.seed, args.opponent, args.depth, args.clock)))
+        return
+
+    with tempfile.TemporaryDirectory() as folder:
+        variants: dict[str, Optional[str]] = {"current": None}
+        if args.baseline:
+            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+        report(variants, args)
+
+
+def report(variants: dict[str, Optional[str]], args: argparse.Namespace) -> None:
+    """Play the rounds (see the module docstring) and print the table."""
+    for site in variants.values():
+        run_child(site, args)  # untimed: numba compiles the belief kernels on first use and caches them
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    for index in range(args.rounds):
+        order = list(variants) if index % 2 == 0 else list(reversed(variants))
+        for name in order:
+            runs[name].append(run_child(variants[name], args))
+    games = {json.dumps(run["actions"]) for results in runs.values() for run in results}
+    first = next(iter(runs.values()))[0]
+    print(f"flagship (White) vs {args.opponent}, seed {args.seed}, Stockfish depth {args.depth}, clock {args.clock:.0f} s, "
+          f"{args.rounds} round(s); {len(first['turns'])} own turns, result {first['reason']}; "
+          + ("the same game in every run" if len(games) == 1 else f"{len(games)} DIFFERENT games"))
+    print(f"{'variant':<9} {'mean s/turn':>11} {'median':>8}  " + " ".join(f"{p.replace('handle_', '')[:14]:>14}" for p in PHASES))
+    means: dict[str, float] = {}
+    medians: dict[str, float] = {}
+    for name, results in runs.items():
+        turns = [turn for run in results for turn in run["turns"]]
+        means[name], medians[name], phases = summary(turns)
+        print(f"{name:<9} {means[name]:>11.3f} {medians[name]:>8.3f}  " + " ".join(f"{phases[p]:>14.3f}" for p in PHASES))
+    if "baseline" in runs:
+        print(f"ratio baseline/current: mean {means['baseline'] / means['current']:.2f}x, "
+              f"median {medians['baseline'] / medians['current']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
