@@ -9,8 +9,9 @@ folder (server/, variants/ and whatever is added beside them); they sit on one l
 each other, but not experiments or tests. The root package (``toolkit/``: ``blindchess``, its
 CLI) is the exception both ways: its CLI finds the subcommands by name at run time
 (``importlib``), so its module-level imports stay inside ``toolkit/``; and only tests may import
-the CLI, while the root's leaf modules, which import nothing of ours (``blindchess`` itself with
-its version, ``blindchess.dependencies``), may be imported by anyone.
+the CLI (`CLI_MODULES`). The root's other modules are helpers below every layer (``blindchess``
+itself with its version, ``blindchess.errors`` with the root exception, ``blindchess.dependencies``):
+anyone may import them, and they import only each other.
 Every import counts, ``if TYPE_CHECKING:`` and function-local ones included: they are
 dependencies all the same.
 """
@@ -70,32 +71,34 @@ def _ours(name: str) -> bool:
     return name == "blindchess" or name.startswith("blindchess.")
 
 
-def root_leaves(modules: list[SourceModule]) -> set[str]:
-    """The root package's modules that import nothing of ours: shared helpers, not the CLI."""
-    return {
-        module.name
-        for module in modules
-        if module.folder == ROOT_FOLDER
-        and not any(_ours(name) and name != "blindchess.__version__" for _, name in imported_modules(module))
-    }
+CLI_MODULES = {"blindchess.cli", "blindchess.__main__"}
+"""The command line: it reaches every subcommand, so only tests import it."""
+
+
+def _root_module(name: str) -> str:
+    """The root package's module that `name` (in ``toolkit/``) names: ``blindchess.errors.X`` -> ``blindchess.errors``."""
+    return ".".join(name.split(".")[:2])
 
 
 def layering_violations(modules: list[SourceModule]) -> list[str]:
-    leaves = root_leaves(modules) | {"blindchess"}
     problems = []
     for module in modules:
         here = module.folder
-        top_level_only = here == ROOT_FOLDER
+        top_level_only = module.name in CLI_MODULES
         for line, name in imported_modules(module, top_level_only):
             if not _ours(name) or name == "blindchess" or name == "blindchess.__version__":
                 continue
             there = folder_of(name)
             where = f"{module.path.resolve().name}:{line} ({module.name}) imports {name}"
-            if there == here:
+            if here == ROOT_FOLDER and module.name not in CLI_MODULES and (
+                there != ROOT_FOLDER or _root_module(name) in CLI_MODULES
+            ):
+                problems.append(f"{where}: a root helper imports only the other root helpers")
+            elif there == here:
                 continue
-            if there == ROOT_FOLDER:
-                if ".".join(name.split(".")[:2]) not in leaves and here != "tests":
-                    problems.append(f"{where}: only tests may import the CLI (root modules that import our packages)")
+            elif there == ROOT_FOLDER:
+                if _root_module(name) in CLI_MODULES and here != "tests":
+                    problems.append(f"{where}: only tests may import the CLI")
             elif here == ROOT_FOLDER:
                 problems.append(f"{where}: the CLI root imports subcommands by name at run time, not at module level")
             elif rank(there) > rank(here):
@@ -104,7 +107,7 @@ def layering_violations(modules: list[SourceModule]) -> list[str]:
 
 
 def test_every_layer_imports_only_itself_and_lower_layers() -> None:
-    assert "blindchess.dependencies" in root_leaves(MODULES) and "blindchess.cli" not in root_leaves(MODULES)
+    assert {module.name for module in MODULES} >= CLI_MODULES
     problems = layering_violations(MODULES)
     assert not problems, "layering violations:\n" + "\n".join(problems)
 
@@ -139,13 +142,16 @@ def test_the_checker_flags_upward_imports_of_every_kind(tmp_path: Path) -> None:
     )
     cli = tmp_path / "cli.py"
     cli.write_text("import blindchess.bots.cli_match\ndef main() -> None:\n    import blindchess.server\n", encoding="utf-8")
+    helper = tmp_path / "errors.py"
+    helper.write_text("def later() -> None:\n    from blindchess.arbiter import rules\nfrom blindchess import dependencies\n")
     problems = layering_violations([
         SourceModule("blindchess.arbiter.upward", "arbiter", source, False),
         SourceModule("blindchess.cli", ROOT_FOLDER, cli, False),
+        SourceModule("blindchess.errors", ROOT_FOLDER, helper, False),
     ])
     assert [problem.split(" imports ")[1].split(":")[0] for problem in problems] == [
         "blindchess.bots", "blindchess.beliefs.base", "blindchess.sensing", "blindchess.server.app", "blindchess.cli",
-        "blindchess.bots.cli_match",
+        "blindchess.bots.cli_match", "blindchess.arbiter",
     ]
 
 
@@ -169,6 +175,7 @@ SHARED_NAMES = {
     "rules.py": "a game's rules as pure functions, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
     "game.py": "a game's flow over its rules, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
     "app.py": "a subsystem's web application, its HTTP routes over its state (server/, viewer/)",
+    "errors.py": "a package's exception classes (the root's BlindchessError in toolkit/; server/'s, derived from it)",
 }
 MIRRORS = {"bots/rc": "bots"}
 """Folders whose modules wrap the same-named module of another folder (bots/rc/x_bot.py is bots/x_bot.py for reconchess)."""
