@@ -58,17 +58,36 @@ def describe_turn(history: Any, turn: Any) -> str:
     sense_result = history.sense_result(turn)
     window = frozenset(square for square, _ in sense_result)
     seen = " ".join(f"{chess.square_name(square)}:{'.' if piece is None else piece.symbol()}" for square, piece in sense_result)
-    requested, taken, capture_square = history.move_result(turn)
-    board = history.truth_board_before_move(turn)
-    captured = None if capture_square is None else board.piece_at(capture_square)
+    board = board_before_move(history, turn)
     lines = [
         f"== turn {turn.turn_number + 1}, {color} ({history.get_white_player_name() if turn.color else history.get_black_player_name()})",
         render_board(board, window),
         f"sense:    {_square_name(sense_square)}" + (f"  saw {seen}" if seen else "  (no sense)"),
-        f"move:     requested {_move_text(requested)}, taken {_move_text(taken)}",
-        f"capture:  {_square_name(capture_square)}" + ("" if captured is None else f" (took {captured.symbol()})"),
     ]
+    if not history.has_move(turn):
+        lines.append("move:     none (the game ended before this move)")
+        return "\n".join(lines)
+    requested, taken, capture_square = history.move_result(turn)
+    captured = None if capture_square is None else board.piece_at(capture_square)
+    lines.append(f"move:     requested {_move_text(requested)}, taken {_move_text(taken)}")
+    lines.append(f"capture:  {_square_name(capture_square)}" + ("" if captured is None else f" (took {captured.symbol()})"))
     return "\n".join(lines)
+
+
+def board_before_move(history: Any, turn: Any) -> chess.Board:
+    """The truth board when `turn`'s player moved, or would have (a game can end between sense and move).
+
+    Without a recorded move the record still knows the position: the previous turn's result,
+    or the start position before White's first turn.
+    """
+    if history.has_move(turn):
+        board: chess.Board = history.truth_board_before_move(turn)
+        return board
+    previous = turn.previous
+    fen = history.truth_fen_after_move(previous) if history.has_move(previous) else history.starting_fen
+    board = chess.Board(fen)
+    board.turn = turn.color
+    return board
 
 
 def replay(history: Any, out: TextIO, color: Optional[bool] = None, pause: bool = False) -> int:

@@ -71,6 +71,10 @@ class _Reader:
     def fen(self, value: Any, where: str) -> str:
         if not isinstance(value, str):
             raise self.fail(f"{where} is {value!r}, not a FEN string")
+        try:
+            chess.Board(value)
+        except ValueError as error:
+            raise self.fail(f"{where} is {value!r}, not a valid FEN ({error})") from error
         return value
 
     def per_colour(self, document: dict[str, Any], key: str) -> tuple[list[Any], list[Any]]:
@@ -84,6 +88,22 @@ class _Reader:
         return lists
 
 
+def _check_play_order(reader: _Reader, lengths: dict[str, tuple[int, int]]) -> None:
+    """The lists must record a prefix of the play order White sense, White move, Black sense, Black move, ...
+
+    A game can end between any two of these phases (a crash, a timeout, a king capture), so the
+    phase counts of a game that recorded n phases are those of the first n phases of that cycle.
+    """
+    counts = (lengths["senses"][0], lengths["requested_moves"][0], lengths["senses"][1], lengths["requested_moves"][1])
+    total = sum(counts)
+    cycles, rest = divmod(total, 4)
+    expected = tuple(cycles + (rest > phase) for phase in range(4))
+    if counts != expected:
+        names = ("senses['true']", "requested_moves['true']", "senses['false']", "requested_moves['false']")
+        found = ", ".join(f"{name} {count}" for name, count in zip(names, counts, strict=False))
+        raise reader.fail(f"the turn lists are not a game played in turn order ({found}; {total} phases would be {expected})")
+
+
 def decode_history(text: str, source: str) -> GameHistory:
     """Parse and check reconchess GameHistory JSON `text` (read from `source`)."""
     reader = _Reader(source)
@@ -91,6 +111,8 @@ def decode_history(text: str, source: str) -> GameHistory:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise reader.fail(f"not valid JSON ({error})") from error
+    except RecursionError as error:  # a GameHistory is 5 levels deep; the parser gives up near 1000
+        raise reader.fail("nested too deeply to be a GameHistory (arrays or objects within each other ~1000 deep)") from error
     if not isinstance(document, dict) or document.get("type") != "GameHistory":
         raise reader.fail("not a GameHistory object (missing \"type\": \"GameHistory\")")
     missing = [key for key in ("white_name", "black_name", *_LIST_KEYS, "winner_color", "win_reason") if key not in document]
@@ -109,6 +131,7 @@ def decode_history(text: str, source: str) -> GameHistory:
         reason = WinReason[reason["value"]]
 
     lists = {key: reader.per_colour(document, key) for key in _LIST_KEYS}
+    _check_play_order(reader, {key: (len(white), len(black)) for key, (white, black) in lists.items()})
     history = GameHistory()
     history.store_players(document["white_name"], document["black_name"])
     for slot, (name, color) in enumerate(_COLOR_KEYS):

@@ -11,12 +11,18 @@ Bad bots never kill the arbiter or lose the record. `play_local_game` (and
 =====================================================  ===========================
 What the bot did                                       Result
 =====================================================  ===========================
-raised in any callback (``handle_game_start`` too)     it loses, ``RESIGN``
+raised anything (``BaseException`` too: ``sys.exit``,  it loses, ``RESIGN``
+``KeyboardInterrupt``, ``GeneratorExit``, its own
+``BotDeadlineExceeded``) in any callback
+(``handle_game_start`` too)
 a sense that is not None or one of `sense_actions`     it loses, ``RESIGN``
 a move that is not None or in `move_actions`           it loses, ``RESIGN``
 an answer of the wrong type (``"e2e4"``, ``3.5``)      it loses, ``RESIGN``
 overran its clock (turn time beyond clock+increment)   it loses, ``TIMEOUT``
-raised in ``handle_game_end``                          result stands; fault logged
+ran past `OFF_CLOCK_SECONDS` in ``handle_game_start``  it loses, ``RESIGN``
+raised in ``handle_game_end``, or ran past             result stands; fault logged
+`OFF_CLOCK_SECONDS` there
+its process died (``--isolate``, see `isolation`)      it loses, ``RESIGN``
 =====================================================  ===========================
 
 `RESIGN` is reused rather than a new `WinReason` member: reconchess tools and files
@@ -30,7 +36,12 @@ deadline of the mover's clock plus the increment (the time reconchess lets a tur
 take). A bot stuck in Python code is interrupted at that deadline and loses on time;
 one blocked in C code loses on time when the call returns (see
 :mod:`blindchess.arbiter.watchdog`). `handle_game_start` and `handle_game_end` run
-off the clock, as in reconchess, with no deadline.
+off the clock, as in reconchess, but (unlike reconchess) each under a deadline of
+`OFF_CLOCK_SECONDS` (a minute), so a bot looping there cannot hang a match.
+
+A Ctrl-C that lands while a bot is running is indistinguishable from a bot raising
+`KeyboardInterrupt`: it ends that bot's game as a fault. `blindchess match` notices the
+signal itself and stops after that game.
 
 Called without a referee, `play_turn` and the step functions behave exactly like
 reconchess's: a bot's exception propagates, and `Game.sense`/`Game.move` raise
@@ -54,6 +65,7 @@ from blindchess.errors import BlindchessError
 
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
+from .isolation import IsolatedBotError
 from .player import Player
 from .types import Color, Square, WinReason
 from .watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
@@ -97,10 +109,18 @@ class Referee:
         game: The local game being played (for clocks, turn numbers, the mover and resigning a faulty bot).
         names: Each colour's player name, used in fault messages.
         watchdog: Interrupts a callback that overruns the mover's clock; None for no deadline.
+        off_clock_seconds: The deadline of ``handle_game_start`` and ``handle_game_end`` (with a watchdog).
     """
 
-    def __init__(self, game: LocalGame[Any], names: dict[Color, str], watchdog: Optional[Watchdog] = None) -> None:
+    def __init__(
+        self,
+        game: LocalGame[Any],
+        names: dict[Color, str],
+        watchdog: Optional[Watchdog] = None,
+        off_clock_seconds: float = math.inf,
+    ) -> None:
         self.game = game
+        self.off_clock_seconds = off_clock_seconds
         self.names = names
         self.watchdog = watchdog
         self._turn_numbers = {chess.WHITE: -1, chess.BLACK: -1}
@@ -128,13 +148,23 @@ class Referee:
         return BotFault(self.names[color], color, callback, problem, turn, trace, timed_out)
 
     def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
-        """Call ``player.<callback>(*args)`` (`player` plays `color`); any exception or overrun becomes `BotFaultError`."""
+        """Call ``player.<callback>(*args)`` (`player` plays `color`); any exception or overrun becomes `BotFaultError`.
+
+        `timed` callbacks run under the turn's deadline; the others (game start and end) under
+        their own, `off_clock_seconds` from now.
+        """
         method: Callable[..., Any] = getattr(player, callback)
-        slot = self._slot if timed else None
+        slot = self._slot
+        if slot is None:
+            deadline = math.inf
+        elif timed:
+            deadline = self._deadline
+        else:
+            deadline = time.monotonic() + self.off_clock_seconds
         try:
             if slot is None:
                 return method(*args)
-            slot.deadline = self._deadline  # enter the bot call (one store: this runs six times a turn)
+            slot.deadline = deadline  # enter the bot call (one store: this runs six times a turn)
             try:
                 result = method(*args)
             finally:
@@ -143,14 +173,35 @@ class Referee:
             if timed_out:
                 raise BotDeadlineExceeded()
             return result
-        except BotDeadlineExceeded:
-            raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
-        except (Exception, SystemExit) as error:  # a bot calling sys.exit() has crashed, not ended the arbiter
-            problem = f"raised {type(error).__name__}: {error}"
-            raise BotFaultError(self.fault(color, callback, problem, traceback.format_exc())) from error
+        except BotDeadlineExceeded as error:
+            # The watchdog fires only past the deadline; before it, the bot raised this itself: a crash
+            # (treating it as a timeout would leave a game whose clock has not run out, played forever).
+            if time.monotonic() >= deadline:
+                raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
+            raise BotFaultError(self.fault(color, callback, _raised(error), traceback.format_exc())) from error
+        except BaseException as error:  # sys.exit(), KeyboardInterrupt, GeneratorExit, ...: the bot crashed, not the arbiter
+            raise BotFaultError(self.fault(color, callback, _raised(error), _remote_traceback(error))) from error
+
+
+def _raised(error: BaseException) -> str:
+    if isinstance(error, IsolatedBotError):
+        return f"raised {error}"  # the bot's own exception type and message, from its process
+    return f"raised {type(error).__name__}: {error}"
+
+
+def _remote_traceback(error: BaseException) -> str:
+    """The traceback to record: the bot process's own for an isolated bot (see `isolation`), else this one."""
+    remote = getattr(error, "remote_traceback", None)
+    return remote if isinstance(remote, str) else traceback.format_exc()
 
 
 _OFF_TURN_CALLBACKS = ("handle_game_start", "handle_game_end")
+
+OFF_CLOCK_SECONDS = 60.0
+"""How long ``handle_game_start`` and ``handle_game_end`` may each take (they run off the clock).
+
+reconchess gives them no limit, so a bot looping there hung the match; a minute is far more
+than loading a model or writing a log needs."""
 _OUT_OF_CLOCK = "ran out of clock"
 
 
@@ -268,6 +319,7 @@ def play_local_game(
     seconds_per_player: float = 900,
     *,
     enforce_deadlines: bool = True,
+    off_clock_seconds: float = OFF_CLOCK_SECONDS,
 ) -> tuple[Optional[Color], Optional[WinReason], GameHistory]:
     """Play a whole game between two players and return (winner, reason, history).
 
@@ -279,7 +331,9 @@ def play_local_game(
         black_player: The Black player.
         game: The game to play in; a fresh `LocalGame(seconds_per_player)` by default.
         seconds_per_player: Each player's clock, used only when `game` is None.
-        enforce_deadlines: Interrupt a callback that overruns its clock (needs a finite clock).
+        enforce_deadlines: Interrupt a callback that overruns its clock, and a game start or end
+            callback that runs longer than `off_clock_seconds`.
+        off_clock_seconds: How long ``handle_game_start`` and ``handle_game_end`` may each take.
     """
     if game is None:
         game = LocalGame(seconds_per_player=seconds_per_player)
@@ -287,8 +341,8 @@ def play_local_game(
     names = {color: type(player).__name__ for color, player in players.items()}
     game.store_players(names[chess.WHITE], names[chess.BLACK])
     faults: list[BotFault] = []
-    use_watchdog = enforce_deadlines and not math.isinf(game.seconds_per_player)
-    referee = Referee(game, names, shared_watchdog() if use_watchdog else None)
+    use_watchdog = enforce_deadlines and not (math.isinf(game.seconds_per_player) and math.isinf(off_clock_seconds))
+    referee = Referee(game, names, shared_watchdog() if use_watchdog else None, off_clock_seconds)
     _start(game, players, names, referee, faults)
     while not game.is_over():
         fault = play_turn(game, players[game.turn], end_turn_last=True, referee=referee)

@@ -195,6 +195,10 @@ class HybridBelief:
     def piece_grid(self) -> np.ndarray:
         return self._started().piece_grid()
 
+    def board(self, index: int) -> chess.Board:
+        """Board ``index`` (aligned with `piece_grid`) as a `chess.Board`."""
+        return self._started().board(index)
+
     def marginals(self) -> np.ndarray:
         return self._started().marginals()
 

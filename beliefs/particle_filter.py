@@ -304,6 +304,10 @@ class ParticleFilter:
         """Shape (N, 64) uint8: the marginal channel of every square of every particle."""
         return self._started().piece_grid()
 
+    def board(self, index: int) -> chess.Board:
+        """Particle ``index`` (aligned with `piece_grid`) as a `chess.Board`."""
+        return self._started().board(index)
+
     def marginals(self) -> np.ndarray:
         return self._started().marginals()
 

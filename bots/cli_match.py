@@ -20,11 +20,16 @@ a full run would have given them. The summary covers all the games.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import logging
 import random
+import signal
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, TextIO
@@ -32,9 +37,11 @@ from typing import Any, Optional, TextIO
 import chess
 import numpy as np
 
-from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
+from blindchess.arbiter import GameHistory, LocalGame, Player, WinReason, play_local_game
+from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES, BotProcessDied, IsolatedBotError, isolated_player
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
+from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 
 from .registry import BotConstructionError, make_bot, resolve_bot
 
@@ -46,30 +53,35 @@ def add_parser(subparsers: Any) -> None:
         "match",
         help="play games between two bots and summarise them",
         description=__doc__,
-        epilog="example:\n  blindchess match trout random --games 2 --seconds 60 --seed 1",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
     parser.add_argument("black", help="second bot (Black in odd-numbered games)")
-    parser.add_argument("--games", type=_positive_int, default=1, help="number of games (default 1)")
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player in seconds (default 900)")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added per turn (default 5)")
+    parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
+    parser.add_argument("--seconds", type=positive_seconds, default=900.0, help="clock per player in seconds (default 900)")
+    parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added per turn (default 5)")
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
-    parser.add_argument("--out", default="games", help="folder for the game histories (default ./games)")
-    parser.add_argument("--full-turn-limit", type=_positive_int, help="draw after this many full turns (default: none)")
+    parser.add_argument("--out", type=output_folder, default="games", help="folder for the game histories (default ./games)")
+    parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
     parser.add_argument(
         "--resume",
         action="store_true",
         help="count the games already saved in --out by an earlier run of this match and play only the rest",
     )
+    parser.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run each bot in its own process: a bot that exits, crashes the interpreter or runs out of memory"
+        " loses that game and the match goes on",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=positive_int,
+        default=MEMORY_LIMIT_BYTES // 2**20,
+        metavar="MIB",
+        help=f"with --isolate: address space each bot may map beyond its process's start (default {MEMORY_LIMIT_BYTES // 2**20})",
+    )
     parser.set_defaults(run=run)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
 
 
 @dataclass
@@ -97,6 +109,7 @@ class MatchSummary:
     turns: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)  # wall time of the games played in this run
     errors: int = 0
+    interrupted: bool = False  # stopped by Ctrl-C before all games were played
 
     def record(
         self, white_index: int, winner: Optional[bool], reason: Optional[WinReason], turns: int, seconds: Optional[float]
@@ -155,6 +168,19 @@ def _saved_game(out: Path, game_stem: str, progress: TextIO) -> Optional[GameHis
     return None
 
 
+@dataclass
+class _Plan:
+    """What every game of a match shares: the bots, their seeds, where and under what stamp to save."""
+
+    args: argparse.Namespace
+    bots: tuple[tuple[str, type[Player]], tuple[str, type[Player]]]
+    seeds: list[int]
+    stamp: str
+    out: Path
+    summary: MatchSummary
+    progress: TextIO
+
+
 def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     """Play the match `args` describes, saving histories; returns the summary."""
     first, second = resolve_bot(args.white), resolve_bot(args.black)
@@ -165,49 +191,96 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()
-    out = Path(args.out)
-    for index in range(args.games):
-        white_index = index % 2
-        (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
-        white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
-        game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
-        saved = _saved_game(out, game_stem, progress) if args.resume else None
-        if saved is not None:
-            winner, reason = saved.get_winner_color(), saved.get_win_reason()
-            summary.record(white_index, winner, reason, saved.num_turns(), None)
-            progress.write(
-                f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-                f"{describe_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
-            )
-            continue
-        game = LocalGame(
-            seconds_per_player=args.seconds,
-            seconds_increment=args.increment,
-            full_turn_limit=args.full_turn_limit,
-        )
-        # A bot that cannot even be built (no Stockfish, say) is a setup error: let it end the match.
-        white = make_bot(white_class, seeds[2 * index])
-        black = make_bot(black_class, seeds[2 * index + 1])
-        started = time.monotonic()
-        try:
-            winner, reason, history = play_local_game(white, black, game=game)
-        except Exception:
-            logger.exception("game %d (%s vs %s) failed", index + 1, white_label, black_label)
-            summary.errors += 1
-            progress.write(f"[{index + 1}/{args.games}] {white_label} vs {black_label}: ERROR (see log above)\n")
-            continue
-        seconds = time.monotonic() - started
-        turns = history.num_turns()
-        summary.record(white_index, winner, reason, turns, seconds)
-        path = unique_history_path(out, f"{stamp}-{game_stem}")
-        history.save(str(path))
+    plan = _Plan(args, (first, second), seeds, stamp, Path(args.out), summary, progress)
+    with _watch_for_interrupt() as interrupted:
+        for index in range(args.games):
+            _play_game(plan, index)
+            if interrupted.is_set():
+                # Ctrl-C reached a bot (recorded as its fault) or the arbiter: that game is not a result.
+                progress.write(f"[{index + 1}/{args.games}] interrupted: stopping; --resume plays the rest\n")
+                summary.interrupted = True
+                break
+    return summary
+
+
+def _play_game(plan: _Plan, index: int) -> None:
+    """Play (or, with --resume, count) game `index` of the match."""
+    args, summary, progress, seeds = plan.args, plan.summary, plan.progress, plan.seeds
+    white_index = index % 2
+    first, second = plan.bots
+    (white_name, white_class), (black_name, black_class) = (first, second) if white_index == 0 else (second, first)
+    white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
+    game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
+    saved = _saved_game(plan.out, game_stem, progress) if args.resume else None
+    if saved is not None:
+        winner, reason = saved.get_winner_color(), saved.get_win_reason()
+        summary.record(white_index, winner, reason, saved.num_turns(), None)
         progress.write(
             f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
-            f"{describe_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
-            f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
+            f"{describe_result(winner, reason, white_label, black_label)} after {saved.num_turns()} turns (saved earlier)\n"
         )
-        progress.flush()
-    return summary
+        return
+    game: LocalGame[Any] = LocalGame(
+        seconds_per_player=args.seconds, seconds_increment=args.increment, full_turn_limit=args.full_turn_limit
+    )
+    # A bot that cannot even be built (no Stockfish, say) is a setup error: let it end the match.
+    white = _build(args, white_class, seeds[2 * index])
+    black = _build(args, black_class, seeds[2 * index + 1])
+    started = time.monotonic()
+    try:
+        winner, reason, history = play_local_game(white, black, game=game)
+    except Exception:
+        logger.exception("game %d (%s vs %s) failed", index + 1, white_label, black_label)
+        summary.errors += 1
+        progress.write(f"[{index + 1}/{args.games}] {white_label} vs {black_label}: ERROR (see log above)\n")
+        return
+    seconds = time.monotonic() - started
+    turns = history.num_turns()
+    summary.record(white_index, winner, reason, turns, seconds)
+    path = unique_history_path(plan.out, f"{plan.stamp}-{game_stem}")
+    history.save(str(path))
+    progress.write(
+        f"[{index + 1}/{args.games}] {white_label} (white) vs {black_label} (black): "
+        f"{describe_result(winner, reason, white_label, black_label)} after {turns} turns, {seconds:.1f} s,"
+        f" seeds {seeds[2 * index]}/{seeds[2 * index + 1]} -> {path}\n"
+    )
+    progress.flush()
+
+
+@contextlib.contextmanager
+def _watch_for_interrupt() -> Iterator[threading.Event]:
+    """An event set by Ctrl-C, which still raises KeyboardInterrupt wherever the program is.
+
+    Why: a KeyboardInterrupt that lands inside a bot's callback is that bot's fault to the
+    arbiter (it cannot tell it from a bot raising one), so the match asks the event instead.
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _build(args: argparse.Namespace, player_class: type[Player], seed: int) -> Player:
+    """The bot, in this process or (``--isolate``) in its own."""
+    if not args.isolate:
+        return make_bot(player_class, seed)
+    try:
+        player: Player = isolated_player(
+            player_class, functools.partial(make_bot, player_class, seed), args.memory_limit * 2**20
+        )
+    except (IsolatedBotError, BotProcessDied) as error:
+        raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
+    return player
 
 
 def run(args: argparse.Namespace) -> int:
@@ -217,4 +290,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
     sys.stdout.write(summary.table() + "\n")
+    if summary.interrupted:
+        return 130
     return 1 if summary.errors else 0

@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter import LocalGame, Player
-from blindchess.arbiter.history import GameHistory, HistoryFormatError
+from blindchess.arbiter import LocalGame, OpponentMoved, Player
+from blindchess.arbiter.history import GameHistory, HistoryFormatError, Turn
 from blindchess.arbiter.loading import PlayerLoadError
 
 from .registry import BotConstructionError, make_bot, resolve_bot
@@ -67,7 +67,7 @@ def playback(history: Any, player: Player, color: chess.Color) -> PlaybackReport
     """Feed `player` (playing `color`) the game in `history`; report mismatches and any exception."""
     report = PlaybackReport()
     # Start where the recorded game started; no clock and no draw limits: the record says when it ended.
-    start_fen = chess.STARTING_FEN if history.is_empty() else history.truth_fen_before_move(history.first_turn())
+    start_fen = history.starting_fen  # White's first position when it moved, else the standard one (see GameHistory)
     game = LocalGame(seconds_per_player=None, reversible_moves_limit=None, full_turn_limit=None, starting_fen=start_fen)
     opponent_name = history.get_black_player_name() if color == chess.WHITE else history.get_white_player_name()
     stage = "handle_game_start"
@@ -109,6 +109,15 @@ def playback(history: Any, player: Player, color: chess.Color) -> PlaybackReport
                 stage = "handle_move_result"
                 player.handle_move_result(requested, taken, capture_square is not None, capture_square)
             game.end_turn()
+        else:
+            turn = _unrecorded_turn(history, color)
+            if turn is not None:
+                report.turns += 1
+                capture_square = game.opponent_move_results()
+                stage = "handle_opponent_move_result"
+                player.handle_opponent_move_result(capture_square is not None, capture_square)
+                stage = "choose_sense"
+                player.choose_sense(list(game.sense_actions() or []), list(game.move_actions() or []), game.get_seconds_left())
         turn = None
         stage = "handle_game_end"
         player.handle_game_end(history.get_winner_color(), history.get_win_reason(), history)
@@ -116,6 +125,16 @@ def playback(history: Any, player: Player, color: chess.Color) -> PlaybackReport
         where = "" if turn is None else f" on {turn}"
         report.error = f"{type(player).__name__}: exception in {stage}{where}:\n{traceback.format_exc()}"
     return report
+
+
+def _unrecorded_turn(history: Any, color: chess.Color) -> Optional[Turn]:
+    """The turn `color` was told began but never sensed in (it crashed or ran out of time there), if any.
+
+    The file has no record of such a turn; `GameHistory.observations` says whether it began.
+    """
+    announced = sum(isinstance(event, OpponentMoved) for event in history.observations(color))
+    recorded = history.num_turns(color)
+    return Turn(color, recorded) if announced > recorded else None
 
 
 def run(args: argparse.Namespace) -> int:

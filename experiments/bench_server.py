@@ -38,10 +38,10 @@ class TimedSession(ServerSession):
         super().__init__(*args, **kwargs)
         self.latencies: list[float] = []
 
-    def request(self, method: str, path: str, body: Optional[dict[str, Any]] = None) -> Any:
+    def request(self, method: str, path: str, body: Optional[dict[str, Any]] = None, patience: Optional[float] = None) -> Any:
         start = time.perf_counter()
         try:
-            return super().request(method, path, body)
+            return super().request(method, path, body, patience)
         finally:
             self.latencies.append(time.perf_counter() - start)
 
@@ -102,6 +102,7 @@ def run_phase(server: ServerProcess, db: Path, n_games: int, processes: int, pol
         "cpu_ms": 1000 * cpu_used / max(1, len(latencies)),
         "errors": errors,
         "lost": lost,
+        "latencies": latencies,
     }
 
 

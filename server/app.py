@@ -9,6 +9,16 @@ JSON whatever their Content-Type (``RemoteGame`` sends none), and every error is
 object ``{"error": message}`` with a 4xx status; validation problems are 400, not
 FastAPI's default 422, as the documentation specifies.
 
+Abuse limits, all before any parsing or authentication: a request body over
+`MAX_BODY_BYTES` (by its Content-Length, or as it streams in) is answered 413 without
+reading the rest; failed logins are throttled (429 with ``Retry-After``, see
+:mod:`.throttle`). A write the database refused is a 503 with ``Retry-After`` (nothing
+changed; retry). Every one of these statuses is in the OpenAPI schema.
+
+HTTP basic credentials are decoded as UTF-8 (RFC 7617's ``charset="UTF-8"``; our client
+sends them so), falling back to Latin-1 for clients that send that; the service then
+normalises names and passwords to NFC.
+
 Endpoints are ``async``: every service call is short (well under a millisecond) and all
 are serialised by one lock anyway, so running them on the event loop saves two thread
 hand-offs per request (server CPU per request fell from 1.76 to 0.89 ms in a
@@ -18,21 +28,32 @@ check) run in worker threads.
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
 import logging
+import sqlite3
 from typing import Annotated, Any, Literal, Optional
 
 from fastapi import Depends, FastAPI, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPBasic, HTTPBasicCredentials
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPBasic
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from blindchess.server.codec import decode_move, encode_board, encode_move, encode_win_reason
 from blindchess.server.database import UserRow
-from blindchess.server.errors import InvalidRequest, NotAuthenticated, RemotePlayError
+from blindchess.server.errors import (
+    InvalidRequest,
+    NotAuthenticated,
+    RemotePlayError,
+    StoreUnavailable,
+    TooManyAttempts,
+)
 from blindchess.server.service import Service
 
 logger = logging.getLogger(__name__)
@@ -40,9 +61,20 @@ logger = logging.getLogger(__name__)
 RECONCHESS_VERSION = "1.6.9"
 """What ``GET /api/version`` answers: rc-connect refuses any server whose version differs from its own."""
 
+THROTTLED_ANSWER_DELAY_S = 1.0
+"""How long a 429 for too many failed logins takes to arrive (see `remote_play_error`)."""
+
+MAX_BODY_BYTES = 16 * 1024
+"""The largest request body accepted (a registration with the longest password is under 2 KiB)."""
+
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id.")]
+
+
+def _integral(value: Any) -> Any:
+    """JSON does not tell 61 from 61.0 (JSON Schema's integer includes both); anything else stays as sent."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class _Body(BaseModel):
@@ -57,7 +89,7 @@ class Registration(_Body):
 
 
 class MaxGames(_Body):
-    max_games: StrictInt = Field(ge=0, le=1000)
+    max_games: Annotated[StrictInt, BeforeValidator(_integral)] = Field(ge=0, le=1000)
 
 
 class Ranked(_Body):
@@ -70,33 +102,61 @@ class Invitation(_Body):
 
 
 class SenseRequest(_Body):
-    square: Optional[StrictInt] = Field(ge=0, le=63, description="The centre of the 3x3 window, or null to skip.")
+    square: Optional[Annotated[StrictInt, BeforeValidator(_integral)]] = Field(
+        ge=0, le=63, description="The centre of the 3x3 window, or null to skip."
+    )
 
 
 class MoveJSON(_Body):
     type: Literal["Move"]
-    value: StrictStr = Field(min_length=1, max_length=16, description="UCI, e.g. e2e4 or a7a8q.")
+    value: StrictStr = Field(pattern="^[a-h][1-8][a-h][1-8][qrbnk]?$", description="UCI, e.g. e2e4 or a7a8q.")
 
 
 class MoveRequest(_Body):
     requested_move: Optional[MoveJSON] = Field(description="The move to request, or null to pass.")
 
 
-_basic = HTTPBasic(auto_error=False)
+class _BasicScheme(HTTPBasic):
+    """Declares HTTP basic auth in the schema; decodes nothing (FastAPI's decodes ASCII only: see `_credentials`)."""
+
+    async def __call__(self, request: Request) -> None:  # type: ignore[override]
+        return None
 
 
-async def _current_user(request: Request, credentials: Annotated[Optional[HTTPBasicCredentials], Depends(_basic)]) -> UserRow:
-    """The authenticated user (HTTP basic auth against the stored password hash), else 401.
+_basic = _BasicScheme(auto_error=False)
+
+
+def _credentials(request: Request) -> tuple[str, str]:
+    """(username, password) from the Authorization header, decoded as UTF-8 (else Latin-1); 401 when absent."""
+    scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic" or not encoded:
+        raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
+    try:
+        raw = base64.b64decode(encoded.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raise NotAuthenticated("the basic auth credentials are not valid base64") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    username, colon, password = text.partition(":")
+    if not colon:
+        raise NotAuthenticated("the basic auth credentials have no ':' between name and password")
+    return username, password
+
+
+async def _current_user(request: Request, _scheme: Annotated[Any, Depends(_basic)]) -> UserRow:
+    """The authenticated user (HTTP basic auth against the stored password hash), else 401 (or 429).
 
     Known credentials are checked on the event loop; only the first request of a client
-    pays the slow hash, in a worker thread.
+    pays the slow hash, in a worker thread, throttled per name and address.
     """
-    if credentials is None:
-        raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
+    username, password = _credentials(request)
     service: Service = request.app.state.service
-    user = service.authenticate(credentials.username, credentials.password, allow_slow=False)
+    address = request.client.host if request.client is not None else ""
+    user = service.authenticate(username, password, allow_slow=False, address=address)
     if user is None:
-        user = await run_in_threadpool(service.authenticate, credentials.username, credentials.password)
+        user = await run_in_threadpool(lambda: service.authenticate(username, password, address=address))
     assert user is not None
     return user
 
@@ -104,40 +164,107 @@ async def _current_user(request: Request, credentials: Annotated[Optional[HTTPBa
 User = Annotated[UserRow, Depends(_current_user)]
 
 
-class _ForceJSONBody:
-    """ASGI middleware: treat every POST body as JSON, whatever Content-Type the client sent (or none)."""
+class _RequestShield:
+    """ASGI middleware in front of everything: the body size limit (413), then JSON bodies whatever their type.
+
+    The body is read here, at most `MAX_BODY_BYTES` of it, before the application (and so
+    authentication and parsing) sees the request; it is handed on as one message.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > MAX_BODY_BYTES:
+                await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        delivered = False
+
+        async def replay() -> Any:
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        if scope["method"] == "POST":
             headers = [(key, value) for key, value in scope["headers"] if key.lower() != b"content-type"]
             scope = dict(scope, headers=[*headers, (b"content-type", b"application/json")])
-        await self.app(scope, receive, send)
+        await self.app(scope, replay, send)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": 'Basic realm="blindchess"'} if status == 401 else None
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def _error(status: int, message: str, retry_after: Optional[float] = None) -> JSONResponse:
+    headers = {"WWW-Authenticate": 'Basic realm="blindchess"'} if status == 401 else {}
+    if retry_after is not None:
+        headers["Retry-After"] = str(max(1, int(retry_after + 0.999)))
+    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+
+
+def _documented(description: str, retry_after: bool = False) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": description,
+        "content": {"application/json": {"schema": {"type": "object", "properties": {"error": {"type": "string"}}}}},
+    }
+    if retry_after:
+        response["headers"] = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
+    return response
+
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _documented("bad input, or an action at the wrong time"),
+    401: _documented("no credentials, or wrong ones"),
+    403: _documented("not your game or invitation"),
+    404: _documented("no such game, invitation or user"),
+    409: _documented("username taken"),
+    413: _documented(f"request body over {MAX_BODY_BYTES} bytes"),
+    429: _documented("too many failed logins lately", retry_after=True),
+    503: _documented("the database refused a write; nothing changed, retry", retry_after=True),
+}
+"""Every status the server answers besides 200, on every operation (FastAPI adds them to the schema)."""
 
 
 def _validation_message(error: RequestValidationError) -> str:
     parts = []
     for item in error.errors():
         where = ".".join(str(part) for part in item.get("loc", ()) if part != "body") or "body"
-        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+        got = "" if "input" not in item or isinstance(item["input"], (dict, list)) else f" (got {item['input']!r:.60})"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}{got}")
     return "; ".join(parts) or "invalid request"
 
 
 def build_app(service: Service) -> ASGIApp:
     """The ASGI application serving `service` (FastAPI behind a body-type shim)."""
-    app = FastAPI(title="blindchess RBC server", version=RECONCHESS_VERSION, strict_content_type=False)
+    app = FastAPI(title="blindchess RBC server", version=RECONCHESS_VERSION, strict_content_type=False, responses=_RESPONSES)
     app.state.service = service
 
     @app.exception_handler(RemotePlayError)
     async def remote_play_error(request: Request, error: RemotePlayError) -> JSONResponse:
-        return _error(error.status, str(error))
+        retry_after = getattr(error, "retry_after", None) if isinstance(error, (TooManyAttempts, StoreUnavailable)) else None
+        if isinstance(error, TooManyAttempts):
+            # A throttled guesser waits for its refusal (asleep on the event loop, no thread held):
+            # forty threads guessing then cost the server a few requests a second, not hundreds.
+            await asyncio.sleep(min(THROTTLED_ANSWER_DELAY_S, error.retry_after))
+        return _error(error.status, str(error), retry_after)
+
+    @app.exception_handler(sqlite3.Error)
+    async def database_error(request: Request, error: sqlite3.Error) -> JSONResponse:
+        logger.warning("database error answering %s: %s", request.url.path, error)
+        return _error(503, "the database failed; retry", StoreUnavailable.retry_after)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -145,7 +272,13 @@ def build_app(service: Service) -> ASGIApp:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail))
+        response = _error(error.status_code, str(error.detail))
+        response.headers.update(error.headers or {})
+        if error.status_code == 405:  # Starlette lists one route's methods; a path has a route per method
+            routes = [route for route in app.routes if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)]
+            methods = {method for route in routes for method in route.methods or ()}
+            response.headers["Allow"] = ", ".join(sorted(methods))
+        return response
 
     # server and users
     @app.get("/api/version")
@@ -299,7 +432,7 @@ def build_app(service: Service) -> ASGIApp:
         service.error_resign(me, game_id)
         return {}
 
-    return _ForceJSONBody(app)
+    return _RequestShield(app)
 
 
 def _not_over(game_id: int) -> RemotePlayError:

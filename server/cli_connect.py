@@ -11,6 +11,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
 
+from blindchess.arguments import positive_int, positive_seconds
 from blindchess.dependencies import require
 
 
@@ -42,8 +43,8 @@ def add_parser(subparsers: Any) -> None:
     add_auth_arguments(parser)
     parser.add_argument("--ranked", action="store_true", help="take part in ranked games")
     parser.add_argument("--new-version", action="store_true", help="with --ranked: rate this run as a new bot version")
-    parser.add_argument("--max-games", type=int, default=4, help="most games played at the same time")
-    parser.add_argument("--poll-seconds", type=float, default=5.0, help="how often to look for invitations")
+    parser.add_argument("--max-games", type=positive_int, default=4, help="most games played at the same time")
+    parser.add_argument("--poll-seconds", type=positive_seconds, default=5.0, help="how often to look for invitations")
     parser.set_defaults(run=run)
 
 

@@ -2,10 +2,18 @@
 
 :class:`ServerSession` wraps every endpoint. Unlike reconchess's client, which retries
 forever and prints, each request has a connect/read timeout and is retried only on
-connection errors and 5xx answers, a bounded number of times with exponential backoff;
-then :class:`ServerUnavailable` is raised. A 4xx answer raises :class:`ServerRefused` at
-once (retrying cannot fix it). Retrying a POST is safe on our server: it recognises a
-repeated sense/move/end_turn/ready and answers it again without acting twice.
+connection errors, 5xx answers and 429 (after its ``Retry-After``), with exponential
+backoff capped at `RetryPolicy.max_delay`, for as long as the request's patience lasts;
+then :class:`ServerUnavailable` is raised. A session's patience is `RetryPolicy.patience`
+(a minute); inside a game it is at least the player's clock as last seen, so a client
+rides out a server restart for as long as its game clock allows (the server does not
+charge the time it was down). The first failure of a request is logged as a warning
+saying how long the client will keep trying. Any other 4xx answer raises
+:class:`ServerRefused` at once (retrying cannot fix it). Retrying a POST is safe on our
+server: it recognises a repeated sense/move/end_turn/ready and answers it again without
+acting twice, and a 503 means the server stored nothing.
+
+Credentials are sent as UTF-8 (RFC 7617), so any Unicode name and password work.
 
 :class:`RemoteGame` offers the arbiter's game methods over HTTP and
 :func:`play_remote_game` plays a :class:`~blindchess.arbiter.Player` through it.
@@ -22,6 +30,7 @@ from typing import Any, Optional, cast
 
 import chess
 import requests
+import requests.auth
 
 from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
@@ -53,9 +62,9 @@ class ServerUnavailable(BlindchessError, ConnectionError):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try: `attempts` tries, sleeping `first_delay` * 2**k (at most `max_delay`) between them."""
+    """How hard to try: for `patience` seconds, sleeping `first_delay` * 2**k (at most `max_delay`) between tries."""
 
-    attempts: int = 8
+    patience: float = 60.0
     first_delay: float = 0.25
     max_delay: float = 4.0
     connect_timeout: float = 3.05
@@ -80,25 +89,30 @@ class ServerSession:
         self.username = username
         self.retry = retry
         self._sleep = sleep
+        self.password = password
         self._http = requests.Session()
-        self._http.auth = (username, password)
+        self._http.auth = requests.auth.HTTPBasicAuth(username.encode("utf-8"), password.encode("utf-8"))  # str goes as Latin-1
 
     def with_new_connection(self) -> ServerSession:
         """A session with the same credentials and its own connection pool (for another thread)."""
         clone = ServerSession.__new__(ServerSession)
-        clone.url, clone.username, clone.retry, clone._sleep = self.url, self.username, self.retry, self._sleep
+        clone.url, clone.username, clone.password, clone.retry, clone._sleep = (
+            self.url, self.username, self.password, self.retry, self._sleep,
+        )  # fmt: skip
         clone._http = requests.Session()
         clone._http.auth = self._http.auth
         return clone
 
-    def request(self, method: str, path: str, body: Optional[dict[str, Any]] = None) -> Any:
-        """The decoded JSON answer to `method` `path`, retrying transient failures per the policy."""
+    def request(self, method: str, path: str, body: Optional[dict[str, Any]] = None, patience: Optional[float] = None) -> Any:
+        """The decoded JSON answer to `method` `path`, retrying transient failures for `patience` seconds (default the policy's)."""
         url = f"{self.url}{path}"
         data = None if body is None else json.dumps(body)
+        patience = self.retry.patience if patience is None else max(patience, self.retry.patience)
+        give_up = time.monotonic() + patience
         last_problem = ""
-        for attempt in range(self.retry.attempts):
-            if attempt:
-                self._sleep(self.retry.delay(attempt - 1))
+        attempt = 0
+        while True:
+            wait: Optional[float] = None
             try:
                 response = self._http.request(
                     method, url, data=data, timeout=(self.retry.connect_timeout, self.retry.read_timeout),
@@ -106,24 +120,31 @@ class ServerSession:
                 )
             except requests.RequestException as error:
                 last_problem = f"{type(error).__name__}: {error}"
-                logger.debug("%s %s failed (attempt %d): %s", method, url, attempt + 1, last_problem)
-                continue
-            if response.status_code >= 500:
-                last_problem = f"HTTP {response.status_code}"
-                continue
-            if response.status_code == 401:
-                problem = f"authentication failed for user {self.username!r}: {_error_text(response)}"
-                raise AuthenticationFailed(response.status_code, url, problem)
-            if response.status_code >= 400:
-                raise ServerRefused(response.status_code, url, _error_text(response))
-            return response.json()
-        raise ServerUnavailable(f"{method} {url} failed {self.retry.attempts} times; last: {last_problem}")
+            else:
+                if response.status_code < 400:
+                    if attempt:
+                        logger.warning("%s %s answered after %d retries", method, url, attempt)
+                    return response.json()
+                if response.status_code == 401:
+                    message = f"authentication failed for user {self.username!r}: {_error_text(response)}"
+                    raise AuthenticationFailed(response.status_code, url, message)
+                if response.status_code < 500 and response.status_code != 429:
+                    raise ServerRefused(response.status_code, url, _error_text(response))
+                last_problem = f"HTTP {response.status_code}: {_error_text(response)}"
+                wait = _retry_after(response)
+            delay = self.retry.delay(attempt) if wait is None else min(wait, self.retry.max_delay * 4)
+            if time.monotonic() + delay > give_up:
+                raise ServerUnavailable(f"{method} {url} failed for {patience:.0f} s ({attempt + 1} tries); last: {last_problem}")
+            if attempt == 0:
+                logger.warning("%s %s failed (%s); retrying for up to %.0f s", method, url, last_problem, patience)
+            attempt += 1
+            self._sleep(delay)
 
-    def get(self, path: str) -> Any:
-        return self.request("GET", path)
+    def get(self, path: str, patience: Optional[float] = None) -> Any:
+        return self.request("GET", path, patience=patience)
 
-    def post(self, path: str, body: Optional[dict[str, Any]] = None) -> Any:
-        return self.request("POST", path, body)
+    def post(self, path: str, body: Optional[dict[str, Any]] = None, patience: Optional[float] = None) -> Any:
+        return self.request("POST", path, body, patience)
 
     # server and account
     def server_version(self) -> str:
@@ -139,8 +160,7 @@ class ServerSession:
         self.bot_version()
 
     def register(self, email: str = "", affiliation: str = "") -> str:
-        password = self._http.auth[1]  # type: ignore[index]
-        body = {"username": self.username, "password": password, "email": email, "affiliation": affiliation}
+        body = {"username": self.username, "password": self.password, "email": email, "affiliation": affiliation}
         return str(self.post("/api/users/", body)["username"])
 
     def active_users(self) -> list[str]:
@@ -188,12 +208,14 @@ class RemoteGame:
         self.game_id = game_id
         self.poll_seconds = poll_seconds
         self._path = f"/api/games/{game_id}"
+        self.clock_seen = 0.0
+        """The player's clock as last read: how long a request may wait out an outage (see `ServerSession`)."""
 
     def _get(self, endpoint: str) -> Any:
-        return self.session.get(f"{self._path}/{endpoint}")[endpoint]
+        return self.session.get(f"{self._path}/{endpoint}", patience=self.clock_seen)[endpoint]
 
     def _post(self, endpoint: str, body: Optional[dict[str, Any]] = None) -> Any:
-        return self.session.post(f"{self._path}/{endpoint}", body if body is not None else {})
+        return self.session.post(f"{self._path}/{endpoint}", body if body is not None else {}, patience=self.clock_seen)
 
     def get_player_color(self) -> Color:
         return bool(self._get("color"))
@@ -214,7 +236,8 @@ class RemoteGame:
         return [move for move in (decode_move(item) for item in self._get("move_actions") or ()) if move is not None]
 
     def get_seconds_left(self) -> float:
-        return float(self._get("seconds_left"))
+        self.clock_seen = float(self._get("seconds_left"))
+        return self.clock_seen
 
     def opponent_move_results(self) -> Optional[Square]:
         capture = self._get("opponent_move_results")
@@ -239,7 +262,7 @@ class RemoteGame:
     def is_over(self) -> bool:
         """Wait until it is this player's turn (False) or the game is over (True)."""
         while True:
-            status = self.session.get(f"{self._path}/game_status")
+            status = self.session.get(f"{self._path}/game_status", patience=self.clock_seen)
             if status["is_over"]:
                 return True
             if status["is_my_turn"]:
@@ -275,6 +298,14 @@ def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_
     winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
     player.handle_game_end(winner, reason, history)
     return winner, reason, history
+
+
+def _retry_after(response: requests.Response) -> Optional[float]:
+    """The server's Retry-After in seconds (429, 503), if it sent a number."""
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None
 
 
 def _error_text(response: requests.Response) -> str:

@@ -9,16 +9,31 @@ at a fraction of the cost of a full sync per request.
 
 The connection is shared by the server's threads; callers serialise access with the
 service lock (see :mod:`.service`), which is why ``check_same_thread`` is off.
+
+Every write runs in a transaction (`Store.transaction`, re-entrant); a write that fails
+(the file locked by another program for longer than `BUSY_TIMEOUT_S`, a full disk, an I/O
+error) is rolled back and raised as `StoreUnavailable`, which the service turns into a
+retryable 503 after putting its in-memory state back. One server per database: the store
+holds an exclusive ``flock`` on ``<database>.lock`` while open, and a second server is told
+which process holds it. The database (and the lock file) are created with mode 0600, readable
+by their owner only (SQLite gives its ``-wal`` and ``-shm`` files the database's mode).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
+
+from blindchess.server.errors import DatabaseInUse, StoreUnavailable
+
+BUSY_TIMEOUT_S = 2.0
+"""How long a write waits for a lock held by another program before it fails (503, retry)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -118,26 +133,55 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        # isolation_level=None: autocommit, with explicit BEGIN/COMMIT in transaction().
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._lock_file = _lock(self.path)
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))  # created owner-only before SQLite opens it
+            # isolation_level=None: autocommit, with explicit BEGIN/COMMIT in transaction().
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            os.close(self._lock_file)
+            raise StoreUnavailable(f"cannot open database {self.path!r}: {error}") from error
+        self._depth = 0  # transaction() nesting
 
     def close(self) -> None:
         self._db.close()
+        os.close(self._lock_file)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """``with store.transaction():`` commits the statements inside as one unit (or none of them)."""
-        self._db.execute("BEGIN")
+        """``with store.transaction():`` commits the statements inside as one unit (or none of them).
+
+        Nested uses join the outermost transaction. Raises `StoreUnavailable` (after rolling
+        back) when a statement or the commit fails in the database.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
         try:
+            self._db.execute("BEGIN IMMEDIATE")  # take the write lock now: a busy database fails here, cleanly
             yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
+            self._commit()
+        except BaseException as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StoreUnavailable(f"the database refused a write ({error}); nothing was changed, retry") from error
             raise
+        finally:
+            self._depth = 0
+
+    def _commit(self) -> None:
+        """End the current transaction (the one place writes become durable; tests inject failures here)."""
         self._db.execute("COMMIT")
 
     def _one(self, sql: str, params: Iterable[Any] = ()) -> Optional[sqlite3.Row]:
@@ -148,8 +192,13 @@ class Store:
         return list(self._db.execute(sql, tuple(params)).fetchall())
 
     def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
-        cursor = self._db.execute(sql, tuple(params))  # autocommit unless inside transaction()
+        with self.transaction():  # its own, unless inside a caller's
+            cursor = self._db.execute(sql, tuple(params))
         return int(cursor.lastrowid or 0)
+
+    def _execute(self, sql: str, params: Iterable[Any] = ()) -> None:
+        with self.transaction():
+            self._db.execute(sql, tuple(params))
 
     # users
     def add_user(self, username: str, email: str, affiliation: str, password_hash: str) -> int:
@@ -187,11 +236,11 @@ class Store:
     def update_game(self, game_id: int, fields: dict[str, Any]) -> None:
         """Set columns of one game (inside a caller's transaction if there is one)."""
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        self._db.execute(f"UPDATE games SET {assignments} WHERE id = ?", (*fields.values(), game_id))
+        self._execute(f"UPDATE games SET {assignments} WHERE id = ?", (*fields.values(), game_id))
 
     def add_action(self, game_id: int, seq: int, action: Action) -> None:
         """Append one action (inside a caller's transaction if there is one)."""
-        self._db.execute(
+        self._execute(
             "INSERT INTO actions (game_id, seq, kind, value) VALUES (?, ?, ?, ?)", (game_id, seq, action.kind, action.value)
         )
 
@@ -238,8 +287,9 @@ class Store:
 
     def abort_game(self, game_id: int) -> None:
         """End a game that never started: no result, no rating; its open invitations are withdrawn."""
-        self._db.execute("UPDATE invitations SET status = 'cancelled' WHERE game_id = ? AND status = 'pending'", (game_id,))
-        self._db.execute("UPDATE games SET over = 1, aborted = 1 WHERE id = ?", (game_id,))
+        with self.transaction():
+            self._db.execute("UPDATE invitations SET status = 'cancelled' WHERE game_id = ? AND status = 'pending'", (game_id,))
+            self._db.execute("UPDATE games SET over = 1, aborted = 1 WHERE id = ?", (game_id,))
 
     def busy_slots(self) -> dict[int, int]:
         """Per user, invitations not yet finished whose game is still open: the games that fill `max_games`."""
@@ -257,14 +307,14 @@ class Store:
         return RatingRow(float(row["elo"]), int(row["wins"]), int(row["draws"]), int(row["losses"]))
 
     def put_rating(self, user_id: int, version: int, rating: RatingRow) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT OR REPLACE INTO ratings (user_id, version, elo, wins, draws, losses) VALUES (?, ?, ?, ?, ?, ?)",
             (user_id, version, rating.elo, rating.wins, rating.draws, rating.losses),
         )
 
     def add_rated_game(self, game_id: int) -> None:
         """Remember the order in which ranked results entered the ratings (Elo depends on it)."""
-        self._db.execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
+        self._execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
 
     def recent_games(self, limit: int) -> list[sqlite3.Row]:
         """The last `limit` finished games (withdrawn ones left out), newest first, with both usernames."""
@@ -280,6 +330,26 @@ class Store:
             "SELECT u.username, r.version, r.elo, r.wins, r.draws, r.losses FROM ratings r "
             "JOIN users u ON u.id = r.user_id ORDER BY r.elo DESC, u.username"
         )
+
+
+def _lock(path: str) -> int:
+    """Take ``<path>.lock`` exclusively (the open file descriptor holds it); `DatabaseInUse` if another process has it."""
+    lock_path = path + ".lock"
+    try:
+        descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise StoreUnavailable(f"cannot create lock file {lock_path!r}: {error.strerror}") from error
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(descriptor)
+        raise DatabaseInUse(
+            f"database {path!r} is in use by another blindchess server (process {holder}); one server per database"
+        ) from None
+    os.ftruncate(descriptor, 0)
+    os.pwrite(descriptor, str(os.getpid()).encode(), 0)
+    return descriptor
 
 
 def _user(row: Optional[sqlite3.Row]) -> Optional[UserRow]:

@@ -43,3 +43,24 @@ class UsernameTaken(RemotePlayError, ValueError):
     """Registration under a name that is already in use (HTTP 409)."""
 
     status = 409
+
+
+class TooManyAttempts(RemotePlayError, PermissionError):
+    """Too many failed logins for this user or from this address lately (HTTP 429, with Retry-After)."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class StoreUnavailable(RemotePlayError, OSError):
+    """The database refused a write (locked, full, failing): nothing changed; retry (HTTP 503, with Retry-After)."""
+
+    status = 503
+    retry_after = 1.0
+
+
+class DatabaseInUse(BlindchessError, OSError):
+    """Another server already serves this database file (one server per database)."""

@@ -61,6 +61,11 @@ class CredentialCache:
             known = self._verified.get(username)
         return known is not None and known[0] == stored and hmac.compare_digest(known[1], self._mac(username, password))
 
+    def remember(self, username: str, password: str, stored: str) -> None:
+        """Record credentials known to be right (`stored` was just made from `password`)."""
+        with self._lock:
+            self._verified[username] = (stored, self._mac(username, password))
+
     def check(self, username: str, password: str, stored: str) -> bool:
         """Whether `password` is right for `username` whose stored hash is `stored` (slow the first time)."""
         if self.check_cached(username, password, stored):

@@ -77,11 +77,16 @@ def serve(
     config: ServerConfig,
     announce: Optional[Callable[[str], None]] = None,
     build: AppBuilder = build_app,
+    store_class: Callable[[str | Path], Store] = Store,
 ) -> None:
-    """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command."""
-    store = Store(db_path)
-    service = Service(store, config)
-    sock = bind(host, port)
+    """Serve until interrupted (Ctrl-C / SIGTERM): the `blindchess serve` command (`store_class`: tests inject faults)."""
+    store = store_class(db_path)
+    try:
+        service = Service(store, config)
+        sock = bind(host, port)
+    except BaseException:
+        store.close()
+        raise
     housekeeper = Housekeeper(service)
     housekeeper.start()
     if announce is not None:

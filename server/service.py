@@ -4,6 +4,20 @@ Every public method takes the service lock, changes memory and the database toge
 and commits before returning, so what a client was told has been stored. One lock for
 everything keeps the invariants simple; requests are short (a few milliseconds), and
 the load benchmark (``experiments/bench_server.py``) shows the throughput this allows.
+
+Durability, step by step: a game action (ready, sense, move, end_turn, resign, a timeout)
+is checked and applied to the in-memory game, then stored with its sequence number (and,
+for end_turn, the clocks and any result) in one transaction, all under the lock, before
+any answer. If that transaction fails the game is put back exactly as the store has it
+(rebuilt from its stored actions, its turn clock unchanged) and the client gets a 503 it
+can retry: nothing is acknowledged that is not stored, and nothing stored was not
+acknowledged or retried. New games and withdrawals enter memory only after their commit.
+
+Names and passwords are Unicode, normalised to NFC on registration and on every login (so
+the same text typed on two systems is the same account). A new name is refused when it
+matches an existing one after NFKC normalisation and case folding ("Alice" against
+"alice", fullwidth "ａｌｉｃｅ", the ligature in "ﬁsh"): look-alikes of those kinds cannot
+impersonate an account.
 """
 
 from __future__ import annotations
@@ -12,7 +26,9 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -25,9 +41,17 @@ from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
-from blindchess.server.errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, UsernameTaken
+from blindchess.server.errors import (
+    InvalidRequest,
+    NotAPlayer,
+    NotAuthenticated,
+    NotFound,
+    StoreUnavailable,
+    UsernameTaken,
+)
 from blindchess.server.match import GameResult, GameSettings, ServerGame
-from blindchess.server.passwords import CredentialCache, hash_password
+from blindchess.server.passwords import CredentialCache, hash_password, verify_password
+from blindchess.server.throttle import LoginThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +75,12 @@ class ServerConfig:
     """A game whose players are not both ready this long after its creation (or a restart) is withdrawn."""
     seed: Optional[int] = None
     """Seeds the ranked scheduler's tie-breaks and colours."""
+    login_failures_per_user: int = 10
+    """Wrong passwords for one username within `login_window` before its logins get 429."""
+    login_failures_per_address: int = 30
+    """Wrong passwords from one client address within `login_window` before its logins get 429."""
+    login_window: float = 60.0
+    """Seconds over which failed logins are counted."""
 
 
 class Service:
@@ -62,6 +92,8 @@ class Service:
         self._clock = clock
         self._lock = threading.RLock()
         self._credentials = CredentialCache()
+        self.throttle = LoginThrottle(config.login_failures_per_user, config.login_failures_per_address, config.login_window, clock)
+        self._decoy_hash = hash_password("decoy")  # verified against for unknown names: same time as a real check
         self._games: dict[int, ServerGame] = {}
         self._last_seen: dict[int, float] = {}
         self._rng = np.random.default_rng(config.seed)
@@ -73,39 +105,58 @@ class Service:
 
     # accounts
     def register(self, username: str, password: str, email: str = "", affiliation: str = "") -> str:
+        username, password = _nfc(username), _nfc(password)
         if not username or len(username) > USERNAME_MAX or not username.isprintable() or ":" in username:
             raise InvalidRequest(f"username must be 1..{USERNAME_MAX} printable characters without ':', not {username!r}")
+        if username != username.strip():
+            raise InvalidRequest(f"username must not start or end with spaces, not {username!r}")
         if not password or len(password) > PASSWORD_MAX:
             raise InvalidRequest(f"password must be 1..{PASSWORD_MAX} characters")
         password_hash = hash_password(password)  # slow: outside the lock
         with self._lock:
             if self.store.user_by_name(username) is not None:
                 raise UsernameTaken(f"username {username!r} is already in use")
+            key = _lookalike_key(username)
+            for user in self.store.users():
+                if _lookalike_key(user.username) == key:
+                    raise UsernameTaken(f"username {username!r} is too like the existing {user.username!r}")
             self.store.add_user(username, email, affiliation, password_hash)
+        self._credentials.remember(username, password, password_hash)  # its first login needs no second scrypt
         logger.info("registered user %r", username)
         return username
 
-    def authenticate(self, username: Optional[str], password: Optional[str], *, allow_slow: bool = True) -> Optional[UserRow]:
+    def authenticate(
+        self, username: Optional[str], password: Optional[str], *, allow_slow: bool = True, address: str = ""
+    ) -> Optional[UserRow]:
         """The user these basic-auth credentials belong to; marks them as seen (connected).
 
         With ``allow_slow=False`` only credentials verified before are accepted, and None
         means "not known yet, verify with allow_slow=True" (the slow scrypt check must not
-        run on the web server's event loop).
+        run on the web server's event loop). The slow check is throttled per username and
+        per client `address` (`LoginThrottle`), and costs the same whether the user exists
+        or not (an unknown name is checked against a decoy hash).
 
         Raises:
             NotAuthenticated: no such user, or a wrong password.
+            TooManyAttempts: too many failures for this name or address lately.
         """
         if not username or password is None:
             raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
+        username, password = _nfc(username), _nfc(password)
         with self._lock:
             user = self.store.user_by_name(username)
-        if user is None:
-            raise NotAuthenticated("wrong username or password")
-        if not self._credentials.check_cached(username, password, user.password_hash):
+        stored = self._decoy_hash if user is None else user.password_hash
+        if user is None or not self._credentials.check_cached(username, password, stored):
+            keys = self.throttle.keys(username, address)
+            self.throttle.refuse_if_throttled(keys)  # before any slow work, and before a thread hand-off
             if not allow_slow:
                 return None
-            if not self._credentials.check(username, password, user.password_hash):
-                raise NotAuthenticated("wrong username or password")
+            with self.throttle.attempt(keys):  # 429 when throttled; at most a few slow checks at once
+                valid = verify_password(password, stored) if user is None else self._credentials.check(username, password, stored)
+                if user is None or not valid:
+                    self.throttle.failed(keys)
+                    raise NotAuthenticated("wrong username or password")
+            assert user is not None
         with self._lock:
             self._last_seen[user.id] = self._clock()
         return user
@@ -124,14 +175,17 @@ class Service:
 
     def set_ranked(self, user: UserRow, ranked: bool) -> bool:
         """Join or leave ranked play; leaving withdraws the ranked games offered but not yet started."""
-        with self._lock, self.store.transaction():
-            self.store.set_user_field(user.id, "ranked", int(ranked))
-            if not ranked:
-                for game_id in self.store.cancel_unstarted_ranked_invitations(user.id):
-                    game = self._games.get(game_id)
-                    if game is not None:
-                        game.withdraw(_withdrawn_result(game.names))
-                    logger.info("withdrew unstarted ranked game %d", game_id)
+        with self._lock:
+            withdrawn: list[int] = []
+            with self.store.transaction():
+                self.store.set_user_field(user.id, "ranked", int(ranked))
+                if not ranked:
+                    withdrawn = self.store.cancel_unstarted_ranked_invitations(user.id)
+            for game_id in withdrawn:  # only once stored
+                game = self._games.get(game_id)
+                if game is not None:
+                    game.withdraw(_withdrawn_result(game.names))
+                logger.info("withdrew unstarted ranked game %d", game_id)
         return ranked
 
     def bot_version(self, user: UserRow) -> int:
@@ -196,13 +250,14 @@ class Service:
         with self._lock:
             other = self.store.user_by_name(opponent)
             if other is None:
-                raise InvalidRequest(f"no user named {opponent!r}")
+                raise NotFound(f"no user named {opponent!r}")
             if other.id == user.id:
                 raise InvalidRequest("you cannot invite yourself")
             white, black = (user, other) if color else (other, user)
             with self.store.transaction():
                 game_id = self._create_game(white, black, ranked=False)
                 self.store.add_invitation(game_id, other.id)
+            self._games[game_id] = self._load(game_id, self._clock())  # in memory once stored
             return game_id
 
     def invitations(self, user: UserRow) -> list[int]:
@@ -252,32 +307,35 @@ class Service:
             game, color = self.game_for(user, game_id)
             if game.over or game.ready[color]:
                 return  # a repeated request, or a game already over: nothing to do
-            game.mark_ready(color, self._clock())
-            self.store.update_game(game_id, {"white_ready" if color else "black_ready": 1})
+            with self._changing(game):
+                game.mark_ready(color, self._clock())
+                self.store.update_game(game_id, {"white_ready" if color else "black_ready": 1})
 
     def sense(self, user: UserRow, game_id: int, square: Optional[Square]) -> list[list[Any]]:
         with self._lock:
             game, color = self.game_for(user, game_id)
-            action, result = game.sense(color, square)
-            if action is not None:
-                self.store.add_action(game_id, len(game.actions) - 1, action)
+            with self._changing(game):
+                action, result = game.sense(color, square)
+                if action is not None:
+                    self.store.add_action(game_id, len(game.actions) - 1, action)
             return result
 
     def move(self, user: UserRow, game_id: int, requested: Optional[chess.Move]) -> MoveOutcome:
         with self._lock:
             game, color = self.game_for(user, game_id)
-            action, result = game.move(color, requested)
-            if action is not None:
-                self.store.add_action(game_id, len(game.actions) - 1, action)
+            with self._changing(game):
+                action, result = game.move(color, requested)
+                if action is not None:
+                    self.store.add_action(game_id, len(game.actions) - 1, action)
             return result
 
     def end_turn(self, user: UserRow, game_id: int) -> None:
         with self._lock:
             game, color = self.game_for(user, game_id)
-            action = game.end_turn(color, self._clock())
-            if action is None:
-                return
-            with self.store.transaction():
+            with self._changing(game), self.store.transaction():
+                action = game.end_turn(color, self._clock())
+                if action is None:
+                    return
                 self.store.add_action(game_id, len(game.actions) - 1, action)
                 clocks = {"white_seconds": game.seconds_left[chess.WHITE], "black_seconds": game.seconds_left[chess.BLACK]}
                 self.store.update_game(game_id, clocks)
@@ -290,8 +348,8 @@ class Service:
             game, color = self.game_for(user, game_id)
             if game.over:
                 return
-            game.finish_by_resignation(color)
-            with self.store.transaction():
+            with self._changing(game), self.store.transaction():
+                game.finish_by_resignation(color)
                 self._store_result(game)
 
     def error_resign(self, user: UserRow, game_id: int) -> None:
@@ -300,8 +358,8 @@ class Service:
             game, color = self.game_for(user, game_id)
             if game.over:
                 return
-            game.finish_on_time(color, self._clock())
-            with self.store.transaction():
+            with self._changing(game), self.store.transaction():
+                game.finish_on_time(color, self._clock())
                 self._store_result(game)
 
     # housekeeping: timeouts and the ranked scheduler
@@ -342,6 +400,7 @@ class Service:
                 game_id = self._create_game(users[white], users[black], ranked=True)
                 self.store.add_invitation(game_id, white)
                 self.store.add_invitation(game_id, black)
+            self._games[game_id] = self._load(game_id, self._clock())
             counts[(white, black)] = counts.get((white, black), 0) + 1
             created.append(game_id)
             for user_id in (a, b):
@@ -353,6 +412,27 @@ class Service:
         return created
 
     # internals
+    @contextmanager
+    def _changing(self, game: ServerGame) -> Iterator[None]:
+        """Wraps a change of `game` and its storing: if storing fails, the game is put back as stored.
+
+        The game is rebuilt from the store (its stored actions replayed), keeping the running
+        turn's start, so the failed request changed nothing and its retry is a first try.
+        """
+        turn_started, waiting_since = game.turn_started, game.waiting_since
+        try:
+            yield
+        except StoreUnavailable:
+            restored = self._load(game.game_id, self._clock())
+            if not restored.over:
+                if restored.waiting_since is None:
+                    restored.turn_started = turn_started
+                else:
+                    restored.waiting_since = restored.waiting_since if waiting_since is None else waiting_since
+            self._games[game.game_id] = restored
+            logger.warning("game %d: storing failed; the game is as stored, the client may retry", game.game_id)
+            raise
+
     def _connected(self, user_id: int, now: float) -> bool:
         seen = self._last_seen.get(user_id)
         return seen is not None and now - seen <= self.config.connection_timeout
@@ -360,7 +440,7 @@ class Service:
     def _invitation(self, user: UserRow, invitation_id: int) -> Any:
         invitation = self.store.invitation(invitation_id)
         if invitation is None:
-            raise InvalidRequest(f"invitation {invitation_id} does not exist")
+            raise NotFound(f"invitation {invitation_id} does not exist")
         if int(invitation["recipient_id"]) != user.id:
             raise NotAPlayer(f"invitation {invitation_id} is not yours")
         return invitation
@@ -382,7 +462,6 @@ class Service:
                 "black_seconds": config.seconds_per_player,
             }
         )
-        self._games[game_id] = self._load(game_id, self._clock())
         return game_id
 
     def _load(self, game_id: int, now: float) -> ServerGame:
@@ -420,8 +499,8 @@ class Service:
             return
         if not game.over and game.overdue(now):
             logger.info("game %d: %s ran out of time", game.game_id, chess.COLOR_NAMES[game.turn])
-            game.finish_on_time(game.turn, self._clock())
-            with self.store.transaction():
+            with self._changing(game), self.store.transaction():
+                game.finish_on_time(game.turn, self._clock())
                 self._store_result(game)
 
     def _store_result(self, game: ServerGame) -> None:
@@ -460,6 +539,15 @@ class Service:
                 new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
             )
             self.store.put_rating(user_id, version, updated)
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _lookalike_key(username: str) -> str:
+    """What two names must not share: NFKC-normalised and case-folded (see the module docstring)."""
+    return unicodedata.normalize("NFKC", username).casefold()
 
 
 def _withdrawn_result(names: dict[Color, str]) -> GameResult:

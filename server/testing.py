@@ -3,12 +3,20 @@
 :class:`ServerProcess` runs ``python -m blindchess serve`` on 127.0.0.1 as a separate
 process (so a test can kill it with SIGKILL and start it again on the same database
 and port); :class:`~.server.ServerThread` runs one inside the current process.
+
+Fault injection: ``ServerProcess(..., fail_commits=0.1)`` runs the same server through
+``python -m blindchess.server.testing``, whose `FlakyStore` rolls back about that share of
+its commits and reports them as failed writes, as a full or failing disk would. It is a
+test tool only: ``blindchess serve`` never loads it.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -16,6 +24,53 @@ from pathlib import Path
 from typing import Optional
 
 from blindchess.server.client import ServerSession
+from blindchess.server.database import Store
+
+
+class FlakyStore(Store):
+    """A store whose commits fail at random (rolled back, then raised as the database would)."""
+
+    def __init__(self, path: str | Path, fail_share: float, seed: Optional[int] = None) -> None:
+        super().__init__(path)
+        self.fail_share = fail_share
+        self._rng = random.Random(seed)
+        self.failures = 0
+
+    def _commit(self) -> None:
+        if self._rng.random() < self.fail_share:
+            self.failures += 1
+            raise sqlite3.OperationalError("injected commit failure")
+        super()._commit()
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """``python -m blindchess.server.testing --fail-commits P [--seed S] SERVE-ARGUMENTS``: a flaky server."""
+    from blindchess.cli import build_parser
+    from blindchess.server.server import serve
+    from blindchess.server.service import ServerConfig
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--fail-commits", type=float, required=True)
+    parser.add_argument("--seed", type=int, default=None)
+    own, rest = parser.parse_known_args(argv)
+    args = build_parser().parse_args(["serve", *rest])
+    config = ServerConfig(
+        full_turn_limit=args.full_turn_limit,
+        seconds_per_player=args.seconds_per_player,
+        seconds_increment=args.increment,
+    )
+
+    def flaky(path: str | Path) -> Store:
+        return FlakyStore(path, own.fail_commits, own.seed)
+
+    serve(
+        args.db,
+        args.host,
+        args.port,
+        config,
+        lambda url: print(f"serving on {url} (database {args.db})", flush=True),
+        store_class=flaky,
+    )
 
 
 def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[str, ServerSession]:
@@ -31,8 +86,11 @@ def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[s
 class ServerProcess:
     """``blindchess serve`` in a child process on 127.0.0.1; `output` collects what it printed."""
 
-    def __init__(self, db_path: str | Path, port: int = 0, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, db_path: str | Path, port: int = 0, extra_args: tuple[str, ...] = (), fail_commits: float = 0.0
+    ) -> None:
         self.db_path = str(db_path)
+        self.fail_commits = fail_commits
         self.port = port
         self.extra_args = extra_args
         self.output: list[str] = []
@@ -40,12 +98,29 @@ class ServerProcess:
         self._process: Optional[subprocess.Popen[str]] = None
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
+        entry = (
+            ["blindchess.server.testing", "--fail-commits", str(self.fail_commits)]
+            if self.fail_commits
+            else ["blindchess", "-v", "serve"]
+        )
         command = [
-            sys.executable, "-m", "blindchess", "-v", "serve",
-            "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_path, *self.extra_args,
+            sys.executable,
+            "-m",
+            *entry,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            self.db_path,
+            *self.extra_args,
         ]
         self._process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         started = threading.Event()
         threading.Thread(target=self._read_output, args=(self._process, started), daemon=True).start()
@@ -93,3 +168,7 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+if __name__ == "__main__":
+    main()

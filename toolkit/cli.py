@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "blindchess.bots.cli_match",
     "blindchess.arbiter.cli_replay",
     "blindchess.bots.cli_playback",
+    "blindchess.learning.cli_posterior",
 )
 
 
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one subcommand; an error it did not expect is one line on stderr (exit 1), its traceback only with ``-v``.
+
+    Each subcommand reports the errors it expects itself; this is the net under them, so no
+    documented command ends in a raw traceback. Ctrl-C outside a command's own handling exits 130.
+    """
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -64,3 +70,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except MissingDependencyError as error:
         print(f"blindchess {args.command}: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if args.verbose:
+            raise
+        sys.stderr.write(f"blindchess {args.command}: interrupted\n")
+        return 130
+    except Exception as error:
+        if args.verbose:
+            raise
+        message = str(error).splitlines()[0] if str(error) else ""
+        sys.stderr.write(f"blindchess {args.command}: error: {type(error).__name__}: {message} (-v shows the traceback)\n")
+        return 1

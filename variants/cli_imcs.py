@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from blindchess.arguments import host_port, listen_port, positive_int, positive_seconds
+
 logger = logging.getLogger(__name__)
 
 MINICHESS_BOTS = ("alphabeta", "greedy", "random")
 """Mini-Chess players by name; `alphabeta` is the default engine."""
-
-
-def _host_port(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit():
-        raise argparse.ArgumentTypeError(f"server {text!r} is not HOST:PORT")
-    return host, int(port)
 
 
 def make_minichess_player(name: str, depth: int, seconds: float, seed: int) -> Any:
@@ -45,14 +41,14 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     play.add_argument("bot", choices=MINICHESS_BOTS, help="the Mini-Chess player")
-    play.add_argument("--server", type=_host_port, required=True, metavar="HOST:PORT")
+    play.add_argument("--server", type=host_port, required=True, metavar="HOST:PORT")
     play.add_argument("--user", required=True)
     play.add_argument("--password", required=True)
     side = play.add_mutually_exclusive_group(required=True)
     side.add_argument("--offer", nargs="?", const="?", choices=("W", "B", "?"), help="offer a game (our colour; ? = either)")
     side.add_argument("--accept", type=int, metavar="ID", help="accept the offered game ID")
-    play.add_argument("--depth", type=int, default=30, help="alphabeta: deepest iteration")
-    play.add_argument("--seconds", type=float, default=2.0, help="alphabeta: seconds per move")
+    play.add_argument("--depth", type=positive_int, default=30, help="alphabeta: deepest iteration")
+    play.add_argument("--seconds", type=positive_seconds, default=2.0, help="alphabeta: seconds per move")
     play.add_argument("--seed", type=int, default=0, help="greedy/random: seed")
     play.add_argument("--seed-rules", action="store_true", help="play the seed's Mini-Chess rules, not IMCS's")
     play.set_defaults(run=run)
@@ -68,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=3589)
+    serve.add_argument("--port", type=listen_port, default=3589, help="TCP port; 0 picks a free one")
     serve.add_argument("--users", type=Path, default=None, help="JSON file keeping registered users")
     serve.add_argument("--seed", type=int, default=0, help="colour choice for ? vs ? games")
     serve.set_defaults(run=run_serve)
@@ -96,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from blindchess.variants.imcs_server import ImcsServer
 
-    server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
+    try:
+        server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
+    except OSError as error:
+        print(f"blindchess imcs-serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 1
     host, port = server.server_address[:2]
     print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
     try:

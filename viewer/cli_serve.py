@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
+from blindchess.arguments import database_path, listen_port, non_negative_seconds, positive_int, positive_seconds
 from blindchess.dependencies import require
 
 
@@ -32,14 +33,21 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one (printed on start)")
-    parser.add_argument("--db", default="blindchess-server.sqlite3", help="SQLite database file (created if missing)")
-    parser.add_argument("--seconds-per-player", type=float, default=900.0, help="clock of each player in a new game")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added to a clock after each turn")
-    parser.add_argument("--full-turn-limit", type=int, default=None, help="draw after this many full turns")
-    parser.add_argument("--reversible-moves-limit", type=int, default=100, help="draw after this many reversible half-moves")
+    parser.add_argument("--port", type=listen_port, default=8000, help="TCP port; 0 picks a free one (printed on start)")
     parser.add_argument(
-        "--start-timeout", type=float, default=300.0, help="withdraw a game whose players are not both ready after this many seconds"
+        "--db", type=database_path, default="blindchess-server.sqlite3", help="SQLite database file (created if missing, mode 0600)"
+    )
+    parser.add_argument("--seconds-per-player", type=positive_seconds, default=900.0, help="clock of each player in a new game")
+    parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added to a clock after each turn")
+    parser.add_argument("--full-turn-limit", type=positive_int, default=None, help="draw after this many full turns")
+    parser.add_argument(
+        "--reversible-moves-limit", type=positive_int, default=100, help="draw after this many reversible half-moves"
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=positive_seconds,
+        default=300.0,
+        help="withdraw a game whose players are not both ready after this many seconds",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the ranked scheduler's random choices")
     parser.set_defaults(run=run)
@@ -48,6 +56,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     require("fastapi", "uvicorn", extra="server")
     from blindchess.server.app import build_app
+    from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig, Service
     from blindchess.viewer.app import PathDispatch, build_viewer
@@ -72,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         serve(args.db, args.host, args.port, config, announce, build)
+    except (DatabaseInUse, StoreUnavailable) as error:
+        print(f"blindchess serve: error: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
-        print(f"blindchess serve: {error}", file=sys.stderr)
+        print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0

@@ -19,6 +19,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, Observation, Player, Turn, WinReason, play_local_game
+from blindchess.arbiter.watchdog import BotDeadlineExceeded
 
 CALLBACKS = (
     "handle_game_start",
@@ -241,3 +242,74 @@ def test_stuck_bot_is_interrupted_and_loses_on_time(tmp_path: Path) -> None:
     message = only_fault(history, chess.BLACK, "choose_sense")
     assert message == "StuckBot (black) ran out of clock in choose_sense on Turn(black, 1)"
     assert history.num_turns(chess.BLACK) == 1  # the stuck turn never sensed
+
+
+class CustomStop(BaseException):
+    """A bot's own BaseException subclass: not an Exception, still the bot's crash."""
+
+
+class BaseExceptionBot(SteadyBot):
+    """Raises a BaseException (not an Exception) in choose_move on its second turn."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(11)
+        self.error, self.moves = error, 0
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Any:
+        self.moves += 1
+        if self.moves == 2:
+            raise self.error
+        return super().choose_move(move_actions, seconds_left)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [KeyboardInterrupt("ctrl-c"), GeneratorExit("closed"), CustomStop("stop"), BotDeadlineExceeded("not really")],
+    ids=["KeyboardInterrupt", "GeneratorExit", "own BaseException", "BotDeadlineExceeded"],
+)
+def test_a_base_exception_from_a_bot_resigns_it(error: BaseException, tmp_path: Path) -> None:
+    """Each of these escaped play_local_game with no result (BotDeadlineExceeded: played forever)."""
+    bot = BaseExceptionBot(error)
+    winner, reason, history = play(SteadyBot(12), bot, tmp_path)
+    assert (winner, reason) == (chess.WHITE, WinReason.RESIGN)
+    assert bot.moves == 2  # asked once more than it answered: no retry loop
+    message = only_fault(history, chess.BLACK, "choose_move")
+    assert message == f"BaseExceptionBot (black) raised {type(error).__name__}: {error} in choose_move on Turn(black, 1)"
+    assert not history.faults[0].timed_out
+
+
+class LoopingBot(SteadyBot):
+    """Loops forever in pure Python in one of the off-clock callbacks."""
+
+    def __init__(self, callback: str) -> None:
+        super().__init__(13)
+        self.callback = callback
+
+    def _loop(self, name: str) -> None:
+        while name == self.callback:
+            pass
+
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        self._loop("handle_game_start")
+
+    def handle_game_end(self, *args: Any) -> None:
+        self._loop("handle_game_end")
+
+
+@pytest.mark.parametrize("callback", ["handle_game_start", "handle_game_end"])
+def test_a_bot_looping_off_the_clock_is_stopped_at_its_deadline(callback: str, tmp_path: Path) -> None:
+    """An endless loop in handle_game_start/handle_game_end hung the match (no deadline there)."""
+    events: dict[bool, list[Observation]] = {chess.WHITE: [], chess.BLACK: []}
+    game = LocalGame(seconds_per_player=60, full_turn_limit=4, observer=lambda color, event: events[color].append(event))
+    started = time.monotonic()
+    winner, reason, history = play_local_game(LoopingBot(callback), SteadyBot(14), game=game, off_clock_seconds=0.3)
+    assert time.monotonic() - started < 5
+    message = only_fault(history, chess.WHITE, callback)
+    assert message == f"LoopingBot (white) ran out of clock in {callback}"
+    if callback == "handle_game_start":
+        assert (winner, reason) == (chess.BLACK, WinReason.RESIGN) and history.is_empty()
+    else:  # the game was over: its result stands
+        assert (winner, reason) == (None, WinReason.TURN_LIMIT)
+    path = tmp_path / "game.json"
+    history.save(str(path))
+    assert GameHistory.from_file(str(path)).observations(chess.WHITE) == events[chess.WHITE]

@@ -228,11 +228,17 @@ def valid_document() -> dict[str, Any]:
         (lambda d: json.dumps({**d, "capture_squares": {**d["capture_squares"], "true": [None]}}), "the move fields for 'true' differ"),
         (lambda d: json.dumps({**d, "win_reason": {"type": "WinReason", "value": "BORED"}}), "win_reason is"),
         (lambda d: json.dumps({**d, "winner_color": "white"}), "winner_color is 'white'"),
+        # these three loaded and failed later, deep inside python-chess or a query, or raised RecursionError
+        (lambda d: json.dumps({**d, "fens_after_move": {**d["fens_after_move"], "false": ["garbage"] + d["fens_after_move"]["false"][1:]}}),
+         "fens_after_move['false'][0] is 'garbage', not a valid FEN"),  # fmt: skip
+        (lambda d: json.dumps({**d, **{key: {"true": d[key]["true"], "false": []} for key in ("senses", "sense_results")}}),
+         "the turn lists are not a game played in turn order (senses['true'] 3, requested_moves['true'] 2, senses['false'] 0"),  # fmt: skip
+        (lambda d: json.dumps({**d, "white_name": None}).replace("null", "[" * 100_000 + "]" * 100_000, 1), "nested too deeply"),
     ],
     ids=[
-        "not json", "not an object", "missing field", "bad colour keys", "bad square", "bad move", "ragged lists",
-        "bad reason", "bad winner",
-    ],
+        "not json", "not an object", "missing field", "bad colour keys", "bad square", "bad move", "ragged lists", "bad reason",
+        "bad winner", "garbage FEN", "turn lists out of order", "deep nesting",
+    ],  # fmt: skip
 )
 def test_corrupt_files_raise_a_clear_error(corrupt: Any, problem: str, tmp_path: Path) -> None:
     path = tmp_path / "corrupt.json"

@@ -180,3 +180,42 @@ def test_match_without_stockfish_says_what_it_tried(
     assert code == 2 and files == []
     assert "cannot construct TroutBot: EngineNotFoundError" in stderr
     assert "not-stockfish" in stderr and "'stockfish' on PATH" in stderr and "nowhere/stockfish" in stderr
+
+
+EARLY_CRASH_BOT = """
+from blindchess.bots.random_bot import RandomBot
+
+class EarlyCrashBot(RandomBot):
+    '''Crashes in its very first {callback}.'''
+
+    def {callback}(self, *args):
+        raise RuntimeError("first turn")
+"""
+
+
+@pytest.mark.parametrize("callback", ["handle_game_start", "choose_sense", "choose_move", "handle_move_result"])
+@pytest.mark.parametrize("color", ["white", "black"])
+def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(
+    callback: str, color: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """These games (a bot crashing before or during its first move) made replay and playback raise
+    ``ValueError: Turn(white, 0) did not happen in this game.``"""
+    bot_file = tmp_path / "early_crash_bot.py"
+    bot_file.write_text(textwrap.dedent(EARLY_CRASH_BOT.format(callback=callback)))
+    bots = [str(bot_file), "random"] if color == "white" else ["random", str(bot_file)]
+    _, _, _, files = _match(capsys, tmp_path, *bots, "--games", "1", "--seed", "3")
+    history = GameHistory.from_file(str(files[0]))
+    crashed = chess.WHITE if color == "white" else chess.BLACK
+    assert (history.get_winner_color(), _reason_name(history)) == (not crashed, "RESIGN")
+    assert main(["replay", str(files[0]), "--all"]) == 0
+    stdout = capsys.readouterr().out
+    assert stdout.count("== turn ") == history.num_turns()
+    assert ("the game ended before this move" in stdout) == (callback == "choose_move")
+    last_line = stdout.rstrip().splitlines()[-1]
+    assert last_line.startswith(f"result: {chess.COLOR_NAMES[not crashed]} (") and "resignation" in last_line
+    assert main(["playback", str(files[0]), str(bot_file), color]) == 1  # it crashes again, and says where
+    stdout = capsys.readouterr().out
+    assert f"EarlyCrashBot: exception in {callback}" in stdout and "RuntimeError: first turn" in stdout
+    other = "black" if color == "white" else "white"
+    assert main(["playback", str(files[0]), "random", other]) == 0
+    assert " turns fed" in capsys.readouterr().out

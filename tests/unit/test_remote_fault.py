@@ -54,7 +54,7 @@ def test_server_killed_mid_game_resumes_and_finishes(tmp_path: Path) -> None:
         sessions = register(first.url, ["white", "black"], password_prefix="Secret-")
         game_id = sessions["white"].invite("black", chess.WHITE)
         results: dict[str, Any] = {}
-        patient = ServerSession(first.url, "black", "Secret-black", RetryPolicy(attempts=10, first_delay=0.2, max_delay=3.0))
+        patient = ServerSession(first.url, "black", "Secret-black", RetryPolicy(patience=30, first_delay=0.2, max_delay=3.0))
         white_login = ("white", "Secret-white")
         players = [
             threading.Thread(target=lambda: results.__setitem__(

@@ -12,6 +12,7 @@ from collections import Counter
 
 import chess
 
+from blindchess.arguments import positive_int
 from blindchess.variants.simulchess.players import BOTS, play_simulchess_match
 
 
@@ -25,9 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("white", choices=sorted(BOTS), help="first bot (White in odd-numbered games)")
     parser.add_argument("black", choices=sorted(BOTS), help="second bot")
-    parser.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="game i is seeded with SEED + i (default 0)")
-    parser.add_argument("--max-turns", type=int, default=300, help="draw after this many turns (default 300)")
+    parser.add_argument("--max-turns", type=positive_int, default=300, help="draw after this many turns (default 300)")
     parser.set_defaults(run=run)
 
 

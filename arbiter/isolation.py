@@ -1,0 +1,223 @@
+"""Running a bot in its own process, so that nothing it does can take the arbiter down.
+
+In-process, the play loop already turns every exception a bot raises into a fault (see
+:mod:`blindchess.arbiter.play`). What it cannot survive is a bot that ends the process
+(``os._exit``), crashes it (a segfault in an extension) or eats the machine's memory.
+`isolated_player` builds the bot inside a child process and returns a stand-in whose seven
+callbacks forward each call over a pipe and wait for the answer. Then:
+
+=============================================  ===========================================
+What the bot did                               What the arbiter sees
+=============================================  ===========================================
+raised an exception                            `IsolatedBotError` with the bot's traceback
+``os._exit``, a segfault, ``SIGKILL``          `BotProcessDied` naming the exit code/signal
+allocated past its memory limit                ``MemoryError`` in the bot (`IsolatedBotError`),
+                                               or the process dies (`BotProcessDied`)
+overran its clock                              `BotDeadlineExceeded` from the watchdog, as
+                                               in-process; the process is then killed
+=============================================  ===========================================
+
+and the play loop records each as that bot's fault, with the history saved; the match goes on.
+
+The memory limit is an address-space limit (``RLIMIT_AS``) on the child, set to what the
+child maps when it starts plus `memory_limit_bytes` (default `MEMORY_LIMIT_BYTES`, 2 GiB):
+the bot may map that much more, its construction included. Address space, not resident
+memory: a bot that maps much and touches little hits the limit early, which is the safe side.
+
+The child is forked (``fork`` start method) where the platform has it, so bot classes loaded
+from files need no pickling and a game starts in milliseconds; it ignores SIGINT, so a Ctrl-C
+reaches the arbiter and not the bots. What isolation costs is one pipe round trip per callback,
+six a turn: see ``experiments/bench_isolation.py`` and ``docs/isolation.md`` for the figure.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.connection
+import resource
+import signal
+import traceback
+from collections.abc import Callable
+from typing import Any, Optional
+
+import chess
+
+from blindchess.errors import BlindchessError
+
+from .history import GameHistory
+from .player import Player
+
+logger = logging.getLogger(__name__)
+
+MEMORY_LIMIT_BYTES = 2 * 1024**3
+"""How much address space an isolated bot may map beyond what its process starts with."""
+
+_POLL_S = 0.05
+"""How long one wait for the bot's answer blocks in C code: the watchdog's exception lands between waits."""
+
+CALLBACKS = (
+    "handle_game_start",
+    "handle_opponent_move_result",
+    "choose_sense",
+    "handle_sense_result",
+    "choose_move",
+    "handle_move_result",
+    "handle_game_end",
+)
+
+
+class IsolatedBotError(BlindchessError):
+    """An isolated bot raised; the message is the bot's ``Type: message``, `remote_traceback` its traceback."""
+
+    def __init__(self, message: str, remote_traceback: str) -> None:
+        super().__init__(message)
+        self.remote_traceback = remote_traceback
+
+
+class BotProcessDied(BlindchessError):
+    """An isolated bot's process ended without answering (``os._exit``, a signal, the memory limit)."""
+
+
+def _describe_exit(code: Optional[int]) -> str:
+    if code is None:
+        return "its process stopped answering"
+    if code < 0:
+        try:
+            return f"its process was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"its process was killed by signal {-code}"
+    return f"its process exited with code {code}"
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message``; a `MemoryError` (which has no message) says what limit it hit."""
+    if isinstance(error, MemoryError) and not str(error):
+        return "MemoryError: an allocation failed (the bot process's memory limit)"
+    return f"{type(error).__name__}: {error}"
+
+
+def _mapped_bytes() -> int:
+    """This process's address-space size now (Linux ``/proc``; 0 where unknown)."""
+    try:
+        with open("/proc/self/statm") as file:
+            return int(file.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _serve(connection: multiprocessing.connection.Connection, factory: Callable[[], Any], memory_limit_bytes: int) -> None:
+    """The child's loop: build the bot, then answer ``(callback, args)`` requests until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit = _mapped_bytes() + memory_limit_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        bot = factory()
+        connection.send(("ok", None))
+    except BaseException as error:
+        connection.send(("error", _describe(error), traceback.format_exc()))
+        return
+    while True:
+        try:
+            callback, args = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if callback == "handle_game_end":
+                winner, reason, history_json = args
+                args = (winner, reason, GameHistory.from_json(history_json, source="the arbiter's history"))
+            reply: tuple[Any, ...] = ("ok", getattr(bot, callback)(*args))
+        except BaseException as error:  # everything the bot raises goes back to the arbiter
+            reply = ("error", _describe(error), traceback.format_exc())
+        try:
+            connection.send(reply)
+        except Exception as error:  # an answer that does not pickle is the bot's fault too
+            connection.send(("error", f"answer of {callback} cannot be sent: {type(error).__name__}: {error}", ""))
+
+
+class IsolatedPlayer(Player):
+    """Stands in for a bot running in its own process; see the module docstring.
+
+    Build it with `isolated_player`, which names its class after the bot's, so histories and
+    fault messages name the bot, not the stand-in.
+    """
+
+    def __init__(self, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self._connection, child_end = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child_end, factory, memory_limit_bytes), name=f"bot {type(self).__name__}", daemon=True
+        )
+        self._process.start()
+        child_end.close()
+        self._stopped = False  # died, or killed by us after an overrun: its game is over
+        self._call("__init__", ())
+
+    def _call(self, callback: str, args: tuple[Any, ...]) -> Any:
+        if self._stopped:
+            raise BotProcessDied("its process is gone (it died or overran its deadline earlier)")
+        try:
+            if callback != "__init__":
+                self._connection.send((callback, args))
+            while not self._connection.poll(_POLL_S):  # short waits: the watchdog's exception lands between them
+                if not self._process.is_alive():
+                    break
+            reply = self._connection.recv()
+        except (EOFError, OSError):
+            self._process.join(1.0)
+            self._stopped = True
+            raise BotProcessDied(_describe_exit(self._process.exitcode)) from None
+        except BaseException:  # the watchdog interrupted the wait: the bot is still busy; stop it
+            self.close()
+            self._stopped = True
+            raise
+        if reply[0] == "ok":
+            return reply[1]
+        raise IsolatedBotError(reply[1], reply[2])
+
+    def close(self) -> None:
+        """Stop the bot's process (idempotent)."""
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join(5.0)
+        self._connection.close()
+
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        self._call("handle_game_start", (color, board, opponent_name))
+
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[int]) -> None:
+        self._call("handle_opponent_move_result", (captured_my_piece, capture_square))
+
+    def choose_sense(self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float) -> Any:
+        return self._call("choose_sense", (sense_actions, move_actions, seconds_left))
+
+    def handle_sense_result(self, sense_result: list[Any]) -> None:
+        self._call("handle_sense_result", (sense_result,))
+
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Any:
+        return self._call("choose_move", (move_actions, seconds_left))
+
+    def handle_move_result(self, *args: Any) -> None:
+        self._call("handle_move_result", args)
+
+    def handle_game_end(self, winner_color: Any, win_reason: Any, game_history: Any) -> None:
+        """Sends the history as its JSON (the bot gets a loaded copy): truth snapshots do not pickle."""
+        if self._stopped:
+            return  # the fault that stopped it is recorded already; there is nobody to tell
+        try:
+            self._call("handle_game_end", (winner_color, win_reason, game_history.to_json()))
+        finally:
+            self.close()
+
+
+def isolated_player(
+    bot_class: type, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES
+) -> IsolatedPlayer:
+    """A bot of `bot_class`, built by `factory` inside its own process; the stand-in's class bears the bot's name.
+
+    Raises `IsolatedBotError` or `BotProcessDied` when the bot cannot be built.
+    """
+    named = type(bot_class.__name__, (IsolatedPlayer,), {"__module__": __name__, "__doc__": IsolatedPlayer.__doc__})
+    player: IsolatedPlayer = named(factory, memory_limit_bytes)
+    return player

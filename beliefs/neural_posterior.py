@@ -1,0 +1,153 @@
+"""`NeuralPosterior`: the posterior network's marginals, over a board set weighted by the same network.
+
+The network (:mod:`blindchess.beliefs.neural_model`) reads one encoded frame per event and
+predicts, per square, the opponent's piece there. That gives two things:
+
+- `LearnedPrior`, a `BoardWeighting` (:mod:`blindchess.beliefs.board_weights`) for any
+  set-based belief::
+
+      w(s) = prod_{sq not ours} max(p_t(sq, s[sq]), floor) ** temperature
+
+  ``p_t`` the network's marginals after event ``t``; the floor keeps every consistent board
+  possible whatever the network says (against an opponent it never saw, too).
+- `NeuralPosterior`, a `Belief`: `marginals` are the network's (constant time, whatever the
+  size of the board set), and everything about boards comes from a capped, unweighted
+  `BoardSet` (no opponent-move model: the network is the opponent model) weighted by `LearnedPrior`:
+
+  * `sample` draws from the weighted set, so every sample is consistent with the observations;
+  * ``__contains__`` and ``len`` are the set's (a board has non-zero probability iff the set holds it);
+  * `is_exact` is the set's (false once its cap pushed boards to the backlog);
+  * `entropy` is that of the weighted set.
+
+  The network's marginals and the weighted set's agree only as well as the network is
+  right; `support_marginals` gives the latter. With a single board left, `marginals` is
+  that board (the network would only blur a certainty).
+
+The model runs on the CPU in `torch.no_grad`; one update costs one GRU step (see
+``experiments/bench_neural.py`` for the measured time).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import chess
+import numpy as np
+import torch
+
+from blindchess.arbiter.observations import GameStarted, Observation
+
+from .base import N_CHANNELS, NotInitialisedError
+from .board_set import BoardSet
+from .board_weights import Weighted, WeightingError
+from .encoding import StreamEncoder, relative_square
+from .neural_model import PosteriorNet, default_model
+
+_ABSOLUTE = np.array([relative_square(square, chess.BLACK) for square in range(64)])
+"""Relative square of each absolute square for Black (White's is the identity)."""
+
+
+class LearnedPrior:
+    """The posterior network as a board weighting (see the module docstring).
+
+    Args:
+        model: the network; default: the shipped one.
+        floor: the least per-square probability (keeps every board possible).
+        temperature: exponent of the product (below 1 softens the network's independence assumption).
+    """
+
+    def __init__(self, model: Optional[PosteriorNet] = None, floor: float = 1e-3, temperature: float = 1.0) -> None:
+        if not 0.0 < floor < 1.0 or temperature <= 0:
+            raise WeightingError(f"need 0 < floor < 1 and temperature > 0, got floor={floor!r}, temperature={temperature!r}")
+        self.model = model if model is not None else default_model()
+        self.floor, self.temperature = floor, temperature
+        self._encoder = StreamEncoder()
+        self._state: Optional[torch.Tensor] = None
+        self._probabilities: Optional[np.ndarray] = None  # (64, 7), relative squares
+
+    def update(self, observation: Observation) -> None:
+        """One GRU step on the event's frame (`GameStarted` starts a fresh stream)."""
+        if isinstance(observation, GameStarted):
+            self._state = None
+        encoder = self._encoder.copy()  # a rejected event leaves the prior unchanged
+        frame = encoder.push(observation)
+        if frame is None:
+            return
+        with torch.no_grad():
+            logits, state = self.model(torch.from_numpy(frame).view(1, 1, -1), self._state)
+            probabilities = torch.softmax(logits[0, 0].double(), dim=-1).numpy()
+        self._encoder, self._state, self._probabilities = encoder, state, probabilities
+
+    def _relative(self) -> np.ndarray:
+        if self._probabilities is None:
+            raise NotInitialisedError("the learned prior has not received GameStarted")
+        return self._probabilities
+
+    def _absolute_squares(self) -> np.ndarray:
+        return np.arange(64) if self._encoder.color == chess.WHITE else _ABSOLUTE
+
+    def marginals(self) -> np.ndarray:
+        """Shape (64, 13): the network's marginals, our own pieces certain."""
+        relative = self._relative()[self._absolute_squares()]
+        color = self._encoder.color
+        result = np.zeros((64, N_CHANNELS))
+        offset = 6 if color == chess.WHITE else 0
+        result[:, 0] = relative[:, 0]
+        result[:, offset + 1 : offset + 7] = relative[:, 1:]
+        own = self._encoder.own_types()[self._absolute_squares()]
+        mine = own > 0
+        result[mine] = 0.0
+        result[np.flatnonzero(mine), own[mine] + (0 if color == chess.WHITE else 6)] = 1.0
+        normalised: np.ndarray = result / result.sum(axis=1, keepdims=True)
+        return normalised
+
+    def log_weights(self, grid: np.ndarray) -> np.ndarray:
+        """``temperature * sum_sq log max(p(sq, class of s[sq]), floor)`` per board of `grid`."""
+        log_p = np.log(np.maximum(self._relative()[self._absolute_squares()], self.floor))
+        opponent_offset = 6 if self._encoder.color == chess.WHITE else 0
+        classes = np.zeros(N_CHANNELS, dtype=np.int64)
+        classes[opponent_offset + 1 : opponent_offset + 7] = np.arange(1, 7)
+        per_square = log_p[np.arange(64), classes[grid]]
+        log_w: np.ndarray = self.temperature * per_square.sum(axis=1)
+        return log_w
+
+    def copy(self) -> LearnedPrior:
+        other = LearnedPrior(self.model, self.floor, self.temperature)
+        other._encoder, other._state, other._probabilities = self._encoder.copy(), self._state, self._probabilities
+        return other
+
+
+class NeuralPosterior(Weighted):
+    """The neural belief (see the module docstring).
+
+    Args:
+        model: the network; default: the shipped one.
+        max_boards: the cap of the board set behind `sample`, membership and size.
+        floor, temperature: the `LearnedPrior` settings.
+        mix: share of the unweighted set kept in the board weights.
+    """
+
+    def __init__(
+        self,
+        model: Optional[PosteriorNet] = None,
+        max_boards: Optional[int] = 200_000,
+        floor: float = 1e-3,
+        temperature: float = 1.0,
+        mix: float = 0.05,
+    ) -> None:
+        super().__init__(BoardSet(max_boards=max_boards, move_model=None), LearnedPrior(model, floor, temperature), mix)
+
+    @property
+    def prior(self) -> LearnedPrior:
+        assert isinstance(self.weighting, LearnedPrior)
+        return self.weighting
+
+    def marginals(self) -> np.ndarray:
+        """The network's marginals (constant time); the single board's when only one is left."""
+        if len(self) == 1:
+            return self.support_marginals()
+        return self.prior.marginals()
+
+    def support_marginals(self) -> np.ndarray:
+        """The weighted board set's exact marginals (linear in its size)."""
+        return super().marginals()

@@ -1,0 +1,219 @@
+"""How much does the learned prior sharpen the exact board set, against uniform and Stockfish-sigmoid weights?
+
+Games: held-out games of the training run (game ``i`` of ``--seed`` whose id the training
+split held out, replayed exactly: :mod:`blindchess.learning.generate`), and separately games
+against an opponent outside the training mix (``--unseen``, the flagship by default), scored
+only from the side that faces it. Each player's stream is followed by the exhaustive
+`BoardSet` (uncapped up to ``--exact-cap`` children; a stream stops counting when the cap
+makes it inexact) and by the `LearnedPrior`.
+
+At every decision point (the player is to sense, or to move) with exact set ``B`` and true
+piece placement ``s*`` (boards that differ only in castling or en-passant rights count as
+one placement):
+
+* ``-log2 P(truth)`` under three weightings of ``B``: uniform; StrangeFish2's Stockfish
+  sigmoid (`StockfishSigmoid`, depth 1, only on sets of at most ``--stockfish-max`` boards:
+  it asks Stockfish about every board); the learned prior through `Weighted` (the shipped
+  settings: floor 1e-3, mix 0.05);
+* top-1 / top-5: whether ``s*`` is among the k most probable boards (ties shared: Bertram et
+  al.'s measure; uniform's is k/|B|);
+* the per-square cross-entropy of ``s*`` (bits per board, smoothed as in
+  `blindchess.beliefs.calibration.cross_entropy`) under the exact uniform set's marginals and
+  under the network's marginals;
+* the time of one `LearnedPrior` update (one GRU step, one torch thread).
+
+Results are bucketed by |B|. Tables print as Markdown::
+
+    nice -n 15 python3 experiments/bench_neural.py --games 60 --unseen-games 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Optional
+
+import chess
+import numpy as np
+import torch
+
+from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved, SenseResult
+from blindchess.beliefs import BoardSet, LearnedPrior, StockfishSigmoid, Weighted
+from blindchess.beliefs.calibration import cross_entropy, truth_channels
+from blindchess.beliefs.neural_model import PosteriorNet, default_model, load_model
+from blindchess.learning.examples import held_out
+from blindchess.learning.generate import DEFAULT_MIX, GameSpec, game_id, pairing, play_game
+
+BUCKETS = ((1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10_000), (10_001, 10**12))
+METHODS = ("uniform", "stockfish", "learned")
+
+
+@dataclass
+class Bucket:
+    """Sums per decision-point bucket."""
+
+    points: int = 0
+    bits: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    top1: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    top5: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    counted: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    ce_uniform: float = 0.0
+    ce_neural: float = 0.0
+
+
+def top_k(placement_weights: np.ndarray, truth: int, k: int) -> float:
+    """Probability that placement `truth` is among the k heaviest placements (ties broken at random)."""
+    p = placement_weights[truth]
+    others = np.delete(placement_weights, truth)
+    greater, equal = int((others > p * (1 + 1e-9)).sum()), int((np.abs(others - p) <= p * 1e-9).sum())
+    return float(np.clip((k - greater) / (equal + 1), 0.0, 1.0))
+
+
+def score_stream(
+    events: list[Observation],
+    truths: list[chess.Board],
+    prior: LearnedPrior,
+    stockfish: StockfishSigmoid,
+    buckets: dict[tuple[int, int], Bucket],
+    times: list[float],
+    args: argparse.Namespace,
+) -> None:
+    exact = BoardSet(max_boards=args.exact_cap, move_model=None)  # uniform over the consistent boards
+    for event, truth in zip(events, truths, strict=False):
+        if isinstance(event, GameEnded):
+            break
+        exact.update(event)
+        started = time.monotonic()
+        prior.update(event)
+        times.append(time.monotonic() - started)
+        stockfish.update(event)
+        if not exact.is_exact:
+            return
+        if not isinstance(event, (OpponentMoved, SenseResult)):
+            continue
+        n = len(exact)
+        bucket = buckets[next(b for b in BUCKETS if b[0] <= n <= b[1])]
+        grid = exact.piece_grid()
+        placements, placement_of = np.unique(grid, axis=0, return_inverse=True)
+        truth_placement = int(np.flatnonzero((placements == truth_channels(truth)).all(axis=1))[0])
+        uniform = exact.weights()
+        weightings = {"uniform": uniform, "learned": Weighted(exact, prior, mix=args.mix).weights()}
+        if n <= args.stockfish_max:
+            weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
+        bucket.points += 1
+        for name, weights in weightings.items():
+            by_placement = np.bincount(placement_of.ravel(), weights=weights, minlength=len(placements))
+            bucket.bits[name] += -math.log2(by_placement[truth_placement])
+            bucket.top1[name] += top_k(by_placement, truth_placement, 1)
+            bucket.top5[name] += top_k(by_placement, truth_placement, 5)
+            bucket.counted[name] += 1
+        bucket.ce_uniform += cross_entropy(exact.marginals(), truth)
+        bucket.ce_neural += cross_entropy(prior.marginals(), truth)
+
+
+def run(
+    specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Namespace, model: PosteriorNet
+) -> tuple[dict[tuple[int, int], Bucket], list[float]]:
+    buckets: dict[tuple[int, int], Bucket] = defaultdict(Bucket)
+    times: list[float] = []
+    stockfish = StockfishSigmoid()
+    try:
+        for number, spec in enumerate(specs, start=1):
+            game, names = play_game(spec)
+            for color, opponent in ((chess.WHITE, names[1]), (chess.BLACK, names[0])):
+                if colors_facing is not None and opponent != colors_facing:
+                    continue
+                prior = LearnedPrior(model, floor=args.floor, temperature=args.temperature)
+                score_stream(game.events[color], game.truth[color], prior, stockfish, buckets, times, args)
+            print(f"  game {number}/{len(specs)} ({names[0]} vs {names[1]})", flush=True)
+    finally:
+        stockfish.engine.close()
+    return buckets, times
+
+
+def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]) -> str:
+    lines = [
+        f"### {title}",
+        "",
+        "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned "
+        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | neural |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key in BUCKETS:
+        bucket = buckets.get(key)
+        if bucket is None or not bucket.points:
+            continue
+
+        def mean(values: dict[str, float], name: str, bucket: Bucket = bucket) -> str:
+            return f"{values[name] / bucket.counted[name]:.2f}" if bucket.counted[name] else "-"
+
+        label = f"{key[0]}" if key[0] == key[1] else f"{key[0]}-{key[1]}" if key[1] < 10**12 else f">{key[0] - 1}"
+        cells = [label, str(bucket.points)]
+        for values in (bucket.bits, bucket.top1, bucket.top5):
+            cells += [mean(values, name) for name in METHODS]
+        cells += [f"{bucket.ce_uniform / bucket.points:.2f}", f"{bucket.ce_neural / bucket.points:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    ms = np.array(times or [math.nan]) * 1e3
+    lines += [
+        "",
+        f"LearnedPrior update: mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
+        f"p95 {np.percentile(ms, 95):.2f} ms over {len(ms)} events (1 torch thread)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="model folder (default: the shipped model)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the training data's run seed (default 1, as in docs/neural.md)"
+    )
+    parser.add_argument("--games", type=int, default=30, help="held-out games of the training mix to score")
+    parser.add_argument("--holdout", type=int, default=10, help="the training run's held-out percent")
+    parser.add_argument(
+        "--mix", type=float, default=0.05, help="share of the uniform set kept by the learned weighting"
+    )
+    parser.add_argument("--floor", type=float, default=1e-3)
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--unseen", default="flagship", help="opponent outside the training mix")
+    parser.add_argument("--unseen-games", type=int, default=10)
+    parser.add_argument("--unseen-seed", type=int, default=7)
+    parser.add_argument(
+        "--exact-cap", type=int, default=200_000, help="children per expansion before a stream stops counting"
+    )
+    parser.add_argument("--stockfish-max", type=int, default=2000, help="largest set the Stockfish weighting scores")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    logging.getLogger("chess.engine").setLevel(
+        logging.CRITICAL
+    )  # impossible RBC boards make Stockfish print unparsable lines
+    model = load_model(args.model) if args.model else default_model()
+    held: list[GameSpec] = []
+    index = 0
+    while len(held) < args.games:
+        spec = GameSpec(index, args.seed, DEFAULT_MIX)
+        if held_out(game_id(spec), args.holdout):
+            held.append(spec)
+        index += 1
+    print(f"held-out games of the training mix {DEFAULT_MIX}: {len(held)}", flush=True)
+    in_mix = run(held, None, args, model)
+    unseen_mix = (args.unseen, *DEFAULT_MIX)
+    unseen_specs = [
+        s
+        for s in (GameSpec(i, args.unseen_seed, unseen_mix) for i in range(args.unseen_games * 20))
+        if args.unseen in pairing(s)[:2]
+    ][: args.unseen_games]
+    print(f"games with the unseen opponent {args.unseen}: {len(unseen_specs)}", flush=True)
+    unseen = run(unseen_specs, args.unseen, args, model)
+    print()
+    print(table(f"Held-out games, opponents in the training mix ({', '.join(DEFAULT_MIX)})", *in_mix))
+    print(table(f"Unseen opponent: {args.unseen} (cheap settings), scored from the side facing it", *unseen))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""`blindchess posterior data|train|eval`: make training examples, train the posterior network, score it.
+
+    blindchess posterior data --games 2000 --seed 1 --out data/posterior        # play and encode games
+    blindchess posterior data --histories games/*.json --out data/mine           # encode your own histories
+    blindchess posterior train data/posterior/*.npz --seed 0 --out model/        # train, save weights + config
+    blindchess posterior eval model/ data/posterior/*.npz                         # bits per board, held-out games
+
+`data` writes shards of ``--shard-games`` games each (``shard-00000.npz``, ...; the format is in
+`blindchess.learning.examples`). `train` holds out ``--holdout`` percent of the games (by a hash
+of the game id) and reports the held-out cross-entropy after every epoch; `eval` scores a saved
+model on the held-out games of shards (``--holdout 100`` for every game). Progress goes to
+stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .examples import Sequence, read_history_files, read_shards, write_shard
+from .generate import DEFAULT_MIX, generate
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "posterior", help="training data, training and scoring of the neural posterior",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    commands = parser.add_subparsers(dest="posterior_command", required=True)
+
+    data = commands.add_parser("data", help="play games (or read histories) and write example shards")
+    data.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    data.add_argument("--seed", type=int, default=0, help="run seed: game i is determined by (seed, i)")
+    data.add_argument("--mix", default=",".join(DEFAULT_MIX), help=f"bots to pair at random (default {','.join(DEFAULT_MIX)})")
+    data.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    data.add_argument("--full-turn-limit", type=int, default=50, help="draw after this many full turns (default 50)")
+    data.add_argument("--histories", nargs="+", help="encode these history files (ours or reconchess's JSON) instead of playing")
+    data.add_argument("--shard-games", type=int, default=500, help="games per shard file (default 500)")
+    data.add_argument("--out", required=True, help="folder for the shards")
+    data.set_defaults(run=run_data)
+
+    train = commands.add_parser("train", help="train a network on shards and save it")
+    train.add_argument("shards", nargs="+", help="shard files (.npz)")
+    train.add_argument("--out", required=True, help="folder for weights.pt and config.json")
+    train.add_argument("--epochs", type=int, default=3)
+    train.add_argument("--batch", type=int, default=32)
+    train.add_argument("--learning-rate", type=float, default=2e-3)
+    train.add_argument("--hidden", type=int, default=192)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--holdout", type=int, default=10, help="percent of games held out (default 10)")
+    train.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1; results depend on it; more threads on a busy machine are slower)",
+    )
+    train.set_defaults(run=run_train)
+
+    score = commands.add_parser("eval", help="score a saved network on the held-out games of shards")
+    score.add_argument("model", help="model folder (weights.pt + config.json)")
+    score.add_argument("shards", nargs="+")
+    score.add_argument("--holdout", type=int, default=10, help="percent of games held out, as in training (100: all)")
+    score.set_defaults(run=run_eval)
+
+
+def _progress(label: str, total: int) -> Any:
+    def show(done: int) -> None:
+        print(f"\r{label}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return show
+
+
+def run_data(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.histories:
+        sequences = read_history_files(args.histories)
+        print(json.dumps({"shard": str(write_shard(out / "histories.npz", sequences)), "sequences": len(sequences)}))
+        return 0
+    mix = tuple(name.strip() for name in args.mix.split(",") if name.strip())
+    pending: list[Sequence] = []
+    shards: list[str] = []
+    show = _progress("games", args.games)
+    for done, sequences in enumerate(
+        generate(args.games, args.seed, mix, args.workers, args.full_turn_limit, show), start=1
+    ):
+        pending += sequences
+        if done % args.shard_games == 0 or done == args.games:
+            shards.append(str(write_shard(out / f"shard-{len(shards):05d}.npz", pending)))
+            pending = []
+    print(json.dumps({"shards": shards, "games": args.games, "seed": args.seed, "mix": list(mix)}))
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from blindchess.beliefs.neural_model import save_model
+
+    from .train import TrainSettings, train
+
+    settings = TrainSettings(
+        args.epochs, args.batch, args.learning_rate, args.hidden, args.seed, args.holdout, args.threads
+    )
+    sequences = read_shards(args.shards)
+
+    def show(epoch: int, done: int, loss: float) -> None:
+        print(
+            f"\repoch {epoch + 1}/{settings.epochs}: batch {done}, loss {loss:.4f} nats/square",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    model, report = train(sequences, settings, show)
+    print(file=sys.stderr)
+    report["shards"] = [Path(p).name for p in args.shards]
+    save_model(model, args.out, report)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from blindchess.beliefs.neural_model import load_model
+
+    from .train import evaluate, split
+
+    _, held = split(read_shards(args.shards), args.holdout)
+    print(json.dumps({"sequences": len(held), **evaluate(load_model(args.model), held)}, indent=2))
+    return 0

@@ -1,0 +1,89 @@
+"""Every documented command checks its arguments at the edge: one line, no traceback (issue 12).
+
+Each case was a raw traceback (or, for a negative clock, a game lost on time at once) before.
+The commands run as real processes, as a user runs them.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def blindchess(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "blindchess", *argv], capture_output=True, text=True, timeout=timeout)
+
+
+def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert run.returncode != 0, run
+    assert "Traceback" not in run.stderr, run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert any(fragment in line for line in lines), run.stderr
+    assert len([line for line in lines if "error" in line]) == 1, run.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (
+            ("serve", "--port", "99999"),
+            "argument --port: must be a port number 0..65535 (0: any free port), got '99999'",
+        ),
+        (("serve", "--port", "-1"), "got '-1'"),
+        (
+            ("serve", "--db", "/no/such/folder/server.sqlite3"),
+            "folder '/no/such/folder' of '/no/such/folder/server.sqlite3' does not exist",
+        ),
+        (("serve", "--seconds-per-player", "0"), "argument --seconds-per-player: must be more than 0 seconds, got '0'"),
+        (("serve", "--increment", "-5"), "argument --increment: must be 0 seconds or more, got '-5'"),
+        (("match", "random", "random", "--seconds", "-1"), "argument --seconds: must be more than 0 seconds, got '-1'"),
+        (("match", "random", "random", "--seconds", "nan"), "must be a finite number of seconds, got 'nan'"),
+        (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
+        (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
+        (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
+        (
+            ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),
+            "must be a port number 1..65535",
+        ),
+        (("connect", "random", "--max-games", "-3"), "argument --max-games: must be a whole number >= 1"),
+        (("replay", "/no/such/game.json"), "cannot read '/no/such/game.json'"),
+    ],
+)
+def test_bad_arguments_get_one_line(argv: tuple[str, ...], fragment: str) -> None:
+    one_line_error(blindchess(*argv), fragment)
+
+
+def test_serve_on_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database at all, just some text that is long enough\n")
+    one_line_error(blindchess("serve", "--db", str(notes)), f"'{notes}' is not an SQLite database")
+    one_line_error(blindchess("serve", "--db", str(tmp_path)), "is a folder, not a database file")
+
+
+def test_imcs_serve_on_a_port_in_use() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        one_line_error(blindchess("imcs-serve", "--port", str(port)), f"cannot listen on 127.0.0.1:{port}")
+
+
+def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        one_line_error(
+            blindchess("serve", "--port", str(port), "--db", str(tmp_path / "s.sqlite3")), "blindchess serve:"
+        )
+
+
+def test_an_unexpected_error_is_one_line_and_its_traceback_is_behind_v(tmp_path: Path) -> None:
+    """A history whose bot cannot be found is an expected error; an unreadable --out is not."""
+    out = tmp_path / "games"
+    out.write_text("a file where the folder should be")
+    one_line_error(blindchess("match", "random", "random", "--out", str(out)), "is a file, not a folder")

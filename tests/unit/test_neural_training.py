@@ -1,0 +1,115 @@
+"""The posterior pipeline end to end on a tiny case: games -> shards -> one epoch -> saved model -> eval.
+
+Small on purpose (a few dozen random and attacker games, a hidden size of 16): it checks the
+pipeline and its reproducibility, not the model's quality (that is experiments/bench_neural.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+import torch
+
+from blindchess.arbiter.history import GameHistory
+from blindchess.beliefs.neural_model import load_model
+from blindchess.beliefs.recorded_games import load_records
+from blindchess.cli import main
+from blindchess.learning.examples import Sequence, ShardError, held_out, read_shard, read_shards, write_shard
+from blindchess.learning.generate import GameSpec, generate, pairing
+from blindchess.learning.train import TrainSettings, split, train
+
+MIX = ("random", "attacker")
+SETTINGS = TrainSettings(epochs=1, batch=8, hidden=16, seed=5, holdout_percent=25)
+
+
+@pytest.fixture(scope="module")
+def sequences() -> list[Sequence]:
+    return [s for game in generate(30, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
+
+
+def test_games_are_determined_by_seed_and_index(sequences: list[Sequence]) -> None:
+    again = [s for game in generate(3, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
+    for one, two in zip(sequences[:6], again, strict=False):
+        assert one.game_id == two.game_id and np.array_equal(one.frames, two.frames) and np.array_equal(one.targets, two.targets)
+    assert {pairing(GameSpec(i, 11, MIX))[:2] for i in range(30)} >= {("random", "attacker"), ("attacker", "random")}
+
+
+def test_shards_round_trip_and_refuse_other_files(sequences: list[Sequence], tmp_path: Path) -> None:
+    path = write_shard(tmp_path / "a.npz", sequences)
+    back = read_shard(path)
+    assert [s.game_id for s in back] == [s.game_id for s in sequences]
+    assert all(np.array_equal(a.frames, b.frames) and np.array_equal(a.decision, b.decision) for a, b in zip(back, sequences, strict=False))
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(path.read_bytes()[:500])
+    with pytest.raises(ShardError, match=str(truncated)):
+        read_shard(truncated)
+    other = tmp_path / "other.npz"
+    np.savez(other, frames=np.zeros(3))
+    with pytest.raises(ShardError, match="not a blindchess-posterior-shard"):
+        read_shard(other)
+
+
+def test_held_out_split_is_by_game(sequences: list[Sequence]) -> None:
+    training, held = split(sequences, 25)
+    assert training and held
+    assert not {s.game_id for s in training} & {s.game_id for s in held}
+    assert all(held_out(s.game_id, 25) for s in held)
+
+
+def test_same_seed_same_weights(sequences: list[Sequence]) -> None:
+    few = sequences[:24]
+    one, report = train(few, SETTINGS)
+    two, _ = train(few, SETTINGS)
+    settings = report["settings"]
+    assert isinstance(settings, dict)
+    other, _ = train(few, TrainSettings(**{**settings, "seed": 6}))
+    assert all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), two.state_dict().values(), strict=False))
+    assert not all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), other.state_dict().values(), strict=False))
+    assert report["held_out_sequences"] and report["epochs"][0]["held_out_bits_per_board"] > 0  # type: ignore[index]
+
+
+def test_command_line_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["posterior", "data", "--games", "24", "--seed", "3", "--mix", ",".join(MIX), "--workers", "1",
+                 "--full-turn-limit", "15", "--shard-games", "12", "--out", str(tmp_path / "data")]) == 0  # fmt: skip
+    shards = sorted(str(p) for p in (tmp_path / "data").glob("shard-*.npz"))
+    assert len(shards) == 2 and len(read_shards(shards)) == 48
+    assert (
+        main(
+            [
+                "posterior",
+                "train",
+                *shards,
+                "--epochs",
+                "1",
+                "--hidden",
+                "16",
+                "--holdout",
+                "25",
+                "--out",
+                str(tmp_path / "model"),
+            ]
+        )
+        == 0
+    )
+    model = load_model(tmp_path / "model")
+    assert model.config.hidden == 16
+    capsys.readouterr()
+    assert main(["posterior", "eval", str(tmp_path / "model"), *shards, "--holdout", "100"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    assert scores["sequences"] == 48 and 0 < scores["bits_per_board"] < 64 * np.log2(7)
+
+
+def test_history_files_become_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = []
+    for n, record in enumerate(load_records()[:3]):
+        path = tmp_path / f"game-{n}.json"
+        GameHistory.from_json(record["history"]).save(str(path))
+        files.append(str(path))
+    assert main(["posterior", "data", "--histories", *files, "--out", str(tmp_path / "mine")]) == 0
+    sequences = read_shard(tmp_path / "mine" / "histories.npz")
+    assert [s.game_id for s in sequences] == [f"game-{n}.json" for n in range(3) for _ in (chess.WHITE, chess.BLACK)]
+    assert json.loads(capsys.readouterr().out)["sequences"] == 6

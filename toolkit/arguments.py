@@ -1,0 +1,122 @@
+"""Command-line argument types shared by every subcommand: each checks its value at the edge.
+
+An argparse ``type=`` that raises `argparse.ArgumentTypeError` makes argparse print one line,
+``blindchess serve: error: argument --port: must be 1..65535, got '99999'``, and exit with
+status 2, before any work starts. Imports nothing of ours, so every layer may use it.
+
+>>> positive_seconds("2.5")
+2.5
+>>> port("0")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: must be a port number 1..65535, got '0'
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if math.isnan(value) or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text!r}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A clock: a finite number of seconds above zero (a zero or negative clock loses at once)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def non_negative_seconds(text: str) -> float:
+    """An increment or a delay: a finite number of seconds, zero or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 seconds or more, got {text!r}")
+    return value
+
+
+def _integer(text: str, low: int, high: float, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A count: 1 or more."""
+    return _integer(text, 1, math.inf, "a whole number >= 1")
+
+
+def port(text: str) -> int:
+    """A TCP port to connect to: 1..65535."""
+    return _integer(text, 1, 65535, "a port number 1..65535")
+
+
+def listen_port(text: str) -> int:
+    """A TCP port to listen on: 1..65535, or 0 for any free one."""
+    return _integer(text, 0, 65535, "a port number 0..65535 (0: any free port)")
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """A server address ``HOST:PORT``."""
+    host, _, number = text.rpartition(":")
+    if not host:
+        raise argparse.ArgumentTypeError(f"server {text!r} is not HOST:PORT")
+    return host, port(number)
+
+
+def database_path(text: str) -> str:
+    """An SQLite database file: its folder must exist; if the file exists it must be an SQLite database.
+
+    The check reads the file's 16-byte header (``SQLite format 3``) rather than opening it,
+    so a wrong path never creates or changes anything.
+    """
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a database file")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"folder {str(path.parent)!r} of {text!r} does not exist")
+    if path.exists():
+        try:
+            with open(path, "rb") as file:
+                header = file.read(16)
+        except OSError as error:
+            raise argparse.ArgumentTypeError(f"cannot read {text!r}: {error.strerror}") from None
+        if header and header != b"SQLite format 3\x00":
+            raise argparse.ArgumentTypeError(f"{text!r} is not an SQLite database")
+    return text
+
+
+def existing_file(text: str) -> str:
+    """A file that must exist and be readable."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+    return text
+
+
+def output_folder(text: str) -> str:
+    """A folder to write into: created if missing, but it may not be a file."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    return text
+
+
+__all__ = [
+    "database_path", "existing_file", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
+    "positive_int", "positive_seconds",
+]  # fmt: skip
