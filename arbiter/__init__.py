@@ -3,25 +3,22 @@
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, HistoryFormatError, Turn
 from .loading import PlayerLoadError, load_player
+from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from .observing_player import ObservingPlayer
 from .play import BotFault, play_local_game, play_turn
 from .player import Player
-from .observing_player import ObservingPlayer
-from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, PieceType, Square, WinReason
 
 __all__ = [
     "BotFault",
     "Color",
     "Game",
+    "GameEnded",
     "GameHistory",
+    "GameStarted",
     "HistoryFormatError",
     "IllegalActionError",
     "LocalGame",
-    "Turn",
-    "play_local_game",
-    "play_turn",
-    "GameEnded",
-    "GameStarted",
     "MoveResult",
     "Observation",
     "ObservingPlayer",
@@ -31,6 +28,9 @@ __all__ = [
     "PlayerLoadError",
     "SenseResult",
     "Square",
+    "Turn",
     "WinReason",
     "load_player",
+    "play_local_game",
+    "play_turn",
 ]

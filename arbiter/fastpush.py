@@ -20,7 +20,9 @@ from chess import BB_SQUARES
 
 _BACK_RANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
 # A standard-notation castling move (king square, king target) -> the rook square python-chess moves the king onto
-_CASTLING_ROOK = {(chess.E1, chess.G1): chess.H1, (chess.E1, chess.C1): chess.A1, (chess.E8, chess.G8): chess.H8, (chess.E8, chess.C8): chess.A8}
+_CASTLING_ROOK = {
+    (chess.E1, chess.G1): chess.H1, (chess.E1, chess.C1): chess.A1, (chess.E8, chess.G8): chess.H8, (chess.E8, chess.C8): chess.A8
+}
 
 # (colour, towards the a-file) -> where king and rook stand after castling
 _CASTLED = {
@@ -129,5 +131,5 @@ def _place(board: chess.Board, bb: int, piece_type: chess.PieceType, color: ches
         board.promoted ^= bb
 
 
-_PIECE_FIELDS = (None, "pawns", "knights", "bishops", "rooks", "queens", "kings")
-"""The board's bitboard of each piece type, by type."""
+_PIECE_FIELDS = ("", "pawns", "knights", "bishops", "rooks", "queens", "kings")
+"""The board's bitboard of each piece type, by type (index 0 is no piece type)."""

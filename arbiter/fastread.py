@@ -165,9 +165,10 @@ def _window_table(center: int) -> tuple[int, SenseWindow, dict[int, int]]:
 
 
 _WINDOWS = tuple(_window_table(center) for center in chess.SQUARES)
-# Per square, its (square, piece) window entries: index t for White's piece type t, t + 6 for Black's
-_OCCUPIED = tuple(
-    (None, *((square, frozen_piece(t, color)) for color in (chess.WHITE, chess.BLACK) for t in chess.PIECE_TYPES)) for square in chess.SQUARES
+# Per square, its (square, piece) window entries: index t for White's piece type t, t + 6 for Black's (0: empty)
+_OCCUPIED: tuple[tuple[tuple[chess.Square, Optional[chess.Piece]], ...], ...] = tuple(
+    ((square, None), *((square, frozen_piece(t, color)) for color in (chess.WHITE, chess.BLACK) for t in chess.PIECE_TYPES))
+    for square in chess.SQUARES
 )
 
 

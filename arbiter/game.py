@@ -42,17 +42,19 @@ import math
 import numbers
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from itertools import repeat
 from operator import is_
-from typing import Any, Callable, Generic, Optional
+from typing import Any, Generic, Optional, overload
 
 import chess
 
 from blindchess.errors import BlindchessError
+
 from .history import GameHistory, TruthFen
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from .types import Color, Square, WinReason
 from .ruleset import STANDARD, BoardT, Rules
+from .types import Color, Square, WinReason
 
 Observer = Callable[[Color, Observation], None]
 """Receives each observation event with the colour it is for."""
@@ -136,6 +138,33 @@ class LocalGame(Game, Generic[BoardT]):
         starting_fen: A start position other than the rule set's own (White to move).
         observer: Called with (colour, event) for every observation event, as it happens.
     """
+
+    # Two signatures so that the board type follows the rules: `LocalGame()` is a
+    # `LocalGame[chess.Board]`, `LocalGame(rules=r)` a `LocalGame[B]` for `r: Rules[B]`.
+    @overload
+    def __init__(
+        self: LocalGame[chess.Board],
+        seconds_per_player: Optional[float] = 900,
+        seconds_increment: Optional[float] = 5,
+        reversible_moves_limit: Optional[int] = 100,
+        full_turn_limit: Optional[int] = None,
+        *,
+        starting_fen: Optional[str] = None,
+        observer: Optional[Observer] = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        seconds_per_player: Optional[float] = 900,
+        seconds_increment: Optional[float] = 5,
+        reversible_moves_limit: Optional[int] = 100,
+        full_turn_limit: Optional[int] = None,
+        *,
+        rules: Rules[BoardT],
+        starting_fen: Optional[str] = None,
+        observer: Optional[Observer] = None,
+    ) -> None: ...
 
     def __init__(
         self,

@@ -29,14 +29,19 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, TypeVar, Union
 
 import chess
 
 from blindchess.errors import BlindchessError
+
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .types import Color, Square, WinReason
+
+if TYPE_CHECKING:  # the play loop imports this module
+    from .play import BotFault
 
 T = TypeVar("T")
 
@@ -167,7 +172,7 @@ class GameHistory:
         self._winner_color: Optional[Color] = None
         self._win_reason: Optional[WinReason] = None
         self.starting_fen = starting_fen
-        self.faults: list[Any] = []
+        self.faults: list[BotFault] = []
         """Bot faults the play loop recorded (`blindchess.arbiter.play.BotFault`); not part of the JSON file."""
 
     # ------------------------------------------------------------------ recording (the game calls these)
@@ -489,9 +494,10 @@ def _convert_in_play_order(white: list[TurnRecord], black: list[TurnRecord]) -> 
     for index, record in enumerate(white):
         if record.move is None:
             break
-        record.move.before.fen, record.move.after.fen
-        if index < len(black) and black[index].move is not None:
-            black[index].move.after.fen  # type: ignore[union-attr]
+        _ = record.move.before.fen, record.move.after.fen
+        reply = black[index].move if index < len(black) else None
+        if reply is not None:
+            _ = reply.after.fen
 
 
 def _encode_column(key: str, records: list[TurnRecord]) -> str:

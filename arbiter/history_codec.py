@@ -82,7 +82,7 @@ class _Reader:
         if not isinstance(value, dict) or set(value) != {"true", "false"}:
             raise self.fail(f"field {key!r} must be an object with exactly the keys 'true' and 'false', got {value!r}")
         lists = (value["true"], value["false"])
-        for name, items in zip(("true", "false"), lists):
+        for name, items in zip(("true", "false"), lists, strict=True):
             if not isinstance(items, list):
                 raise self.fail(f"{key}[{name!r}] is {items!r}, not a list")
         return lists
@@ -100,7 +100,7 @@ def _check_play_order(reader: _Reader, lengths: dict[str, tuple[int, int]]) -> N
     expected = tuple(cycles + (rest > phase) for phase in range(4))
     if counts != expected:
         names = ("senses['true']", "requested_moves['true']", "senses['false']", "requested_moves['false']")
-        found = ", ".join(f"{name} {count}" for name, count in zip(names, counts))
+        found = ", ".join(f"{name} {count}" for name, count in zip(names, counts, strict=False))
         raise reader.fail(f"the turn lists are not a game played in turn order ({found}; {total} phases would be {expected})")
 
 
@@ -138,15 +138,15 @@ def decode_history(text: str, source: str) -> GameHistory:
         senses, windows = lists["senses"][slot], lists["sense_results"][slot]
         if len(senses) != len(windows):
             raise reader.fail(f"senses[{name!r}] has {len(senses)} entries but sense_results[{name!r}] has {len(windows)}")
-        for index, (square, window) in enumerate(zip(senses, windows)):
+        for index, (square, window) in enumerate(zip(senses, windows, strict=True)):
             where = f"[{name!r}][{index}]"
             history.store_sense(color, reader.square(square, f"senses{where}"), reader.window(window, f"sense_results{where}"))
         move_lists = [lists[key][slot] for key in _LIST_KEYS[2:]]
         lengths = {len(items) for items in move_lists}
         if len(lengths) != 1:
-            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(_LIST_KEYS[2:], move_lists))
+            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(_LIST_KEYS[2:], move_lists, strict=True))
             raise reader.fail(f"the move fields for {name!r} differ in length ({counts})")
-        for index, (requested, taken, capture, before, after) in enumerate(zip(*move_lists)):
+        for index, (requested, taken, capture, before, after) in enumerate(zip(*move_lists, strict=True)):
             where = f"[{name!r}][{index}]"
             history.store_move(
                 color,

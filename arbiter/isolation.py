@@ -42,7 +42,8 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import chess
 

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from blindchess.errors import BlindchessError
+
 from .player import Player
 
 
@@ -89,7 +90,7 @@ def load_player(source: str) -> tuple[str, type[Player]]:
     """The bot class in `source`, a path to a Python file or an importable module name.
 
     Args:
-        source: e.g. ``"my_bot.py"``, ``"blindchess.bots.random_bot"`` or ``"reconchess.bots.trout_bot"``.
+        source: e.g. ``"my_bot.py"``, ``"my_package.my_bot"`` or ``"reconchess.bots.trout_bot"``.
 
     Returns:
         ``(name, cls)``: the class's name and a class of our `Player` (reconchess players wrapped).

@@ -51,7 +51,8 @@ _CASTLING = {
         tuple(
             (
                 BB_SQUARES[rook_square],
-                chess.between(home, king_target) | chess.between(rook_square, rook_target) | BB_SQUARES[king_target] | BB_SQUARES[rook_target],
+                chess.between(home, king_target) | chess.between(rook_square, rook_target)
+                | BB_SQUARES[king_target] | BB_SQUARES[rook_target],
                 frozen_move(home, king_target),
             )
             for rook_square, king_target, rook_target in sides

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import chess
 

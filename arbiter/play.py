@@ -55,12 +55,14 @@ import math
 import numbers
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 
 from blindchess.errors import BlindchessError
+
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .isolation import IsolatedBotError
@@ -104,14 +106,18 @@ class Referee:
     """Makes one game's bot calls: checks their answers and, with a watchdog, their time.
 
     Args:
-        game: The game being played (for clocks and turn numbers).
+        game: The local game being played (for clocks, turn numbers, the mover and resigning a faulty bot).
         names: Each colour's player name, used in fault messages.
         watchdog: Interrupts a callback that overruns the mover's clock; None for no deadline.
         off_clock_seconds: The deadline of ``handle_game_start`` and ``handle_game_end`` (with a watchdog).
     """
 
     def __init__(
-        self, game: Game, names: dict[Color, str], watchdog: Optional[Watchdog] = None, off_clock_seconds: float = math.inf
+        self,
+        game: LocalGame[Any],
+        names: dict[Color, str],
+        watchdog: Optional[Watchdog] = None,
+        off_clock_seconds: float = math.inf,
     ) -> None:
         self.game = game
         self.off_clock_seconds = off_clock_seconds
@@ -135,7 +141,7 @@ class Referee:
 
     @property
     def mover(self) -> Color:
-        return bool(getattr(self.game, "turn"))
+        return self.game.turn
 
     def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None, timed_out: bool = False) -> BotFault:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
@@ -294,23 +300,16 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
             call(player, color, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
         except BotFaultError as error:
             if end_turn_last and not error.fault.timed_out:
-                _resign(game, error.fault.color)  # before end_turn, so the opponent is not told a turn began
+                referee.game.resign(error.fault.color)  # before end_turn, so the opponent is not told a turn began
                 game.end_turn()
             raise
         if end_turn_last:
             game.end_turn()
     except BotFaultError as error:
         if not error.fault.timed_out:
-            _resign(game, color)
+            referee.game.resign(color)
         return error.fault
     return None
-
-
-def _resign(game: Game, color: Color) -> None:
-    if isinstance(game, LocalGame):
-        game.resign(color)
-    else:
-        getattr(game, "resign")()
 
 
 def play_local_game(
@@ -356,7 +355,8 @@ def play_local_game(
     if reason == WinReason.TIMEOUT and winner is not None and not any(fault.timed_out for fault in faults):
         # the clock ran out over a whole turn (checked at its end, as in reconchess), not inside one callback
         loser = not winner
-        faults.append(BotFault(names[loser], loser, "its turn", _OUT_OF_CLOCK + " (turn longer than clock plus increment)", referee.current_turn(loser), None, True))
+        problem = _OUT_OF_CLOCK + " (turn longer than clock plus increment)"
+        faults.append(BotFault(names[loser], loser, "its turn", problem, referee.current_turn(loser), None, True))
     for color in (chess.WHITE, chess.BLACK):
         try:
             referee.call(players[color], color, "handle_game_end", winner, reason, history, timed=False)

@@ -12,14 +12,15 @@ reconchess is a test dependency only, so it is imported lazily, when an adapter 
 
 Examples::
 
-    # a reconchess bot in our arbiter
+    # a reconchess bot in our arbiter, against any of ours (MyBot: a blindchess Player)
     from reconchess.bots.trout_bot import TroutBot
     WrappedTrout = from_reconchess_class(TroutBot)
-    play_local_game(WrappedTrout(), RandomBot())
+    play_local_game(WrappedTrout(), MyBot())
 
     # one of ours with reconchess's scripts, e.g. in a file given to rc-bot-match
-    from blindchess.bots.random_bot import RandomBot
-    RandomBotForReconchess = to_reconchess_class(RandomBot)
+    MyBotForReconchess = to_reconchess_class(MyBot)
+
+(``bots/rc/`` in this repository holds such files for our baselines.)
 """
 
 from __future__ import annotations

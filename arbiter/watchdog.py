@@ -47,7 +47,7 @@ class DeadlineSlot:
     takes the lock, or the scan starts after the store and sees no deadline to enforce.
     """
 
-    __slots__ = ("thread_id", "deadline", "fired", "watchdog")
+    __slots__ = ("deadline", "fired", "thread_id", "watchdog")
 
     def __init__(self, thread_id: int, watchdog: Watchdog) -> None:
         self.thread_id = thread_id

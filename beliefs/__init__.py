@@ -28,6 +28,7 @@ from .reference import ReferenceBoardSet
 
 __all__ = [
     "N_CHANNELS",
+    "UNIFORM",
     "Belief",
     "BeliefError",
     "BeliefPlayerMixin",
@@ -47,7 +48,6 @@ __all__ = [
     "ReferenceBoardSet",
     "SenseLikelihood",
     "StockfishSigmoid",
-    "UNIFORM",
     "UnexpectedObservationError",
     "Weighted",
     "WeightedBoards",

@@ -25,8 +25,8 @@ from typing import Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.observations import Observation
+from blindchess.errors import BlindchessError
 
 N_CHANNELS = 13
 """Marginal channels per square: empty, then white P N B R Q K, then black P N B R Q K."""

@@ -35,8 +35,9 @@ the arrays instead of copying them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -205,7 +206,8 @@ class BoardSet:
         return belief
 
     def _own_occupied(self) -> np.uint64:
-        return np.bitwise_or.reduce(self._own)
+        occupied: np.uint64 = np.bitwise_or.reduce(self._own)
+        return occupied
 
     def _opponent_moved(self, event: OpponentMoved, event_index: int) -> None:
         capture = event.capture_square
@@ -421,7 +423,8 @@ class BoardSet:
 
     def weights(self) -> np.ndarray:
         """Probabilities of the boards, aligned with `piece_grid`, summing to one."""
-        return self._weights / self._weights.sum()
+        normalised: np.ndarray = self._weights / self._weights.sum()
+        return normalised
 
     def _bits(self, start: int, stop: int) -> np.ndarray:
         """Shape (rows, 6, 64) uint8: the opponent's piece bits of boards ``start:stop``."""

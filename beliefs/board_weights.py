@@ -110,7 +110,10 @@ class Weighted:
             grid, base = self.inner.piece_grid(), self.inner.weights()
             log_w = np.asarray(self.weighting.log_weights(grid), dtype=np.float64)
             if log_w.shape != base.shape or not np.all(np.isfinite(log_w)):
-                raise WeightingError(f"{type(self.weighting).__name__} gave log weights of shape {log_w.shape} (finite: {np.isfinite(log_w).all()}) for {base.shape[0]} boards")
+                raise WeightingError(
+                    f"{type(self.weighting).__name__} gave log weights of shape {log_w.shape} "
+                    f"(finite: {np.isfinite(log_w).all()}) for {base.shape[0]} boards"
+                )
             weighted = base * np.exp(log_w - log_w.max())
             weighted /= weighted.sum()
             self._cached = (grid, (1.0 - self.mix) * weighted + self.mix * base)

@@ -88,7 +88,7 @@ class Calibration:
 
     def reliability(self) -> list[tuple[int, float, float]]:
         """Per non-empty bin: (forecasts, mean forecast, frequency of the truth)."""
-        return [(int(n), s / n, h / n) for n, s, h in zip(self.forecasts, self.forecast_sum, self.hits) if n]
+        return [(int(n), s / n, h / n) for n, s, h in zip(self.forecasts, self.forecast_sum, self.hits, strict=True) if n]
 
     @property
     def ece(self) -> float:
@@ -109,7 +109,7 @@ def noisy_sensing_calibration(p_sensor: float, p_model: float, seeds: range, par
         game = play_random_game(rng, full_turn_limit=turns, sense_probability=1.0, uniform_outcomes=True)
         for color in (chess.WHITE, chess.BLACK):
             belief = ParticleFilter(particles, likelihood=NoisySensing(p_model), seed=seed)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 if isinstance(event, GameEnded):
                     break
                 if isinstance(event, SenseResult):

@@ -67,7 +67,7 @@ def row_board(
     board = chess.Board.empty()
     white, black = (own, opp_row) if color == chess.WHITE else (opp_row, own)
     for bbs, piece_color in ((white, chess.WHITE), (black, chess.BLACK)):
-        for t, bb in zip(chess.PIECE_TYPES, bbs):
+        for t, bb in zip(chess.PIECE_TYPES, bbs, strict=True):
             for square in chess.scan_forward(int(bb)):
                 board._set_piece_at(square, t, piece_color)
     board.turn = turn
@@ -78,4 +78,5 @@ def row_board(
 
 def square_bit(square: Optional[int]) -> np.uint64:
     """The bitboard of `square` (0 for None)."""
-    return BIT[square] if square is not None else np.uint64(0)
+    bit: np.uint64 = BIT[square] if square is not None else np.uint64(0)
+    return bit

@@ -130,7 +130,7 @@ class StreamEncoder:
     def push(self, event: Observation) -> Optional[np.ndarray]:
         """Fold `event` in and return its frame (shape ``(FRAME_SIZE,)`` uint8), or None for `GameEnded`."""
         if isinstance(event, GameEnded):
-            self.color  # raises before GameStarted
+            _ = self.color  # raises before GameStarted
             return None
         if not isinstance(event, _EVENT_TYPES):
             raise UnexpectedObservationError(f"not an observation event: {event!r}")
@@ -155,10 +155,11 @@ class StreamEncoder:
                 self._own[self._sq(square)] = piece.piece_type
 
     def _opponent_moved(self, event: OpponentMoved, planes: np.ndarray) -> None:
-        self.color  # raises before GameStarted
-        square = None if event.capture_square is None else self._sq(event.capture_square)
-        if square is not None and not self._own[square]:
-            raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(event.capture_square)}")
+        _ = self.color  # raises before GameStarted
+        captured = event.capture_square
+        square = None if captured is None else self._sq(captured)
+        if captured is not None and square is not None and not self._own[square]:
+            raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(captured)}")
         seen = self._age < NEVER_SEEN
         self._age[seen] += 1
         if square is not None:
@@ -220,7 +221,8 @@ class StreamEncoder:
 
     def own_types(self) -> np.ndarray:
         """Shape (64,) int8, relative squares: our piece type on each square now (0 for none)."""
-        return self._own.copy()
+        own: np.ndarray = self._own.copy()
+        return own
 
 
 def encode_stream(events: list[Observation]) -> np.ndarray:

@@ -10,9 +10,9 @@ past what fits in a turn, and the `ParticleFilter` bounds the cost. The rule:
   particle filter (resampled to its budget; the full set stays as its recovery snapshot).
 * particle mode: the filter. The last exact set is kept as a *base*; after own turns on which
   the particles have concentrated (the sense left no more than the budget; with a doubling
-  back-off after a failure) the base is replayed exactly through the events since, for at most ``rebuild_seconds``, under the same cap. The replay's progress is kept
-  as the new base, so the exact set is caught up a piece at a time; when it reaches the
-  present with at most ``switch_boards`` boards, exact mode resumes.
+  back-off after a failure) the base is replayed exactly through the events since, for at most
+  ``rebuild_seconds``, under the same cap. The replay's progress is kept as the new base, so the
+  exact set is caught up a piece at a time; when it reaches the present with at most ``switch_boards`` boards, exact mode resumes.
 
 An update that raises leaves the belief exactly as it was: the active part is
 transactional itself, and the hybrid's own bookkeeping (events, base, counters) is

@@ -52,12 +52,16 @@ _DEBRUIJN_INDEX = np.array(
 @nb.njit(inline="always")
 def lsb(x: np.uint64) -> int:
     """Index of the lowest set bit of a non-zero bitboard (de Bruijn multiplication)."""
-    return _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> _SHIFT]
+    index: int = _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> _SHIFT]
+    return index
 
 
 @nb.njit(inline="always")
-def _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, piece, src, dst, placed, rook_src, rook_dst,
-          new_ep, white, weight):  # fmt: skip
+def _emit(
+    opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, i: int,
+    out_opp: np.ndarray, out_castling: np.ndarray, out_ep: np.ndarray, out_w: np.ndarray, k: int,
+    piece: int, src: int, dst: int, placed: int, rook_src: int, rook_dst: int, new_ep: int, white: int, weight: float,
+) -> None:  # fmt: skip
     """Write the child of parent ``i`` where the opponent moved ``piece`` from ``src`` to ``dst`` (unchecked)."""
     for t in range(6):
         out_opp[k, t] = opp[i, t]
@@ -74,8 +78,11 @@ def _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, piece, 
 
 
 @nb.njit(cache=True)
-def _children_of(opp, castling, ep, i, own_occ, white, capture_sq, scores, emit, wscale,
-                 out_opp, out_castling, out_ep, out_w, k):  # fmt: skip
+def _children_of(
+    opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, i: int, own_occ: np.uint64, white: int, capture_sq: int,
+    scores: np.ndarray, emit: bool, wscale: float,
+    out_opp: np.ndarray, out_castling: np.ndarray, out_ep: np.ndarray, out_w: np.ndarray, k: int,
+) -> tuple[int, float]:  # fmt: skip
     """Enumerate every outcome of the opponent's turn on parent ``i``.
 
     Outcomes are the pass (no change, en passant cleared) and every pseudo-legal
@@ -196,8 +203,11 @@ def _children_of(opp, castling, ep, i, own_occ, white, capture_sq, scores, emit,
 
 
 @nb.njit(cache=True)
-def expand_chunk(opp, castling, ep, weights, own_occ, white, capture_sq, scores, weighted, start,
-                 out_opp, out_castling, out_ep, out_w):  # fmt: skip
+def expand_chunk(
+    opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, weights: np.ndarray, own_occ: np.uint64, white: int,
+    capture_sq: int, scores: np.ndarray, weighted: bool, start: int,
+    out_opp: np.ndarray, out_castling: np.ndarray, out_ep: np.ndarray, out_w: np.ndarray,
+) -> tuple[int, int]:  # fmt: skip
     """Expand parents ``start, start+1, ...`` into the output rows until they are all done or the output is full.
 
     Child weight (``weighted``): ``w(s) * scores(m) / sum_{m' in M(s)} scores(m')``;
@@ -223,7 +233,10 @@ def expand_chunk(opp, castling, ep, weights, own_occ, white, capture_sq, scores,
 
 
 @nb.njit(cache=True)
-def own_move_outcomes(opp, ep, castling, own_occ, white, piece, src, dst, out_dst, out_capture):
+def own_move_outcomes(
+    opp: np.ndarray, ep: np.ndarray, castling: np.ndarray, own_occ: np.uint64, white: int,
+    piece: int, src: int, dst: int, out_dst: np.ndarray, out_capture: np.ndarray,
+) -> None:
     """The revision of our requested move on every board (RBC rules 5c i-iv).
 
     Args:
@@ -287,7 +300,7 @@ def own_move_outcomes(opp, ep, castling, own_occ, white, piece, src, dst, out_ds
 
 
 @nb.njit(cache=True)
-def window_matches(opp, window_mask, expected):
+def window_matches(opp: np.ndarray, window_mask: np.uint64, expected: np.ndarray) -> np.ndarray:
     """Per board: do the opponent's pieces inside ``window_mask`` equal ``expected`` (6 bitboards)?"""
     n = opp.shape[0]
     keep = np.empty(n, dtype=np.bool_)
@@ -302,7 +315,7 @@ def window_matches(opp, window_mask, expected):
 
 
 @nb.njit(cache=True)
-def opponent_marginals(opp, weights):
+def opponent_marginals(opp: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Shape (64, 6): the weight of the boards with each opponent piece type on each square.
 
     One pass over the set pieces, not over every (board, type, square) bit: about 25x
@@ -324,7 +337,9 @@ _SHIFT_MIX = np.uint64(29)
 
 
 @nb.njit(cache=True)
-def unique_rows(opp, castling, ep, weights, sum_weights):
+def unique_rows(
+    opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, weights: np.ndarray, sum_weights: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the first occurrence of every distinct board, in order; duplicates' weights summed into it.
 
     Open-addressing hash table over the 6 bitboards, castling and en passant: O(N).

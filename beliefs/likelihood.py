@@ -63,7 +63,8 @@ class ExactSensing:
         return True
 
     def factors(self, mismatches: np.ndarray, squares: int) -> np.ndarray:
-        return (mismatches == 0).astype(np.float64)
+        factors: np.ndarray = (mismatches == 0).astype(np.float64)
+        return factors
 
 
 @dataclass(frozen=True)

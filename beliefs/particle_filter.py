@@ -106,7 +106,9 @@ class ParticleFilter:
         max_particles: int = 100_000,
     ) -> None:
         if particles < 1 or not 1 <= min_particles <= max_particles:
-            raise ValueError(f"need particles >= 1 and 1 <= min_particles <= max_particles, got {particles}, {min_particles}, {max_particles}")
+            raise ValueError(
+                f"need particles >= 1 and 1 <= min_particles <= max_particles, got {particles}, {min_particles}, {max_particles}"
+            )
         if not 0.0 <= ess_threshold <= 1.0:
             raise ValueError(f"ess_threshold must lie in [0, 1], got {ess_threshold!r}")
         if recovery_turns < 0 or recovery_factor < 1:

@@ -13,7 +13,7 @@ into ``self.belief``. A bot mixes it in before its `Player` base and implements 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from blindchess.arbiter.observations import GameStarted, Observation
 from blindchess.arbiter.observing_player import ObservingPlayer

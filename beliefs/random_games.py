@@ -60,7 +60,8 @@ def play_random_game(
         game.sense(None if rng.random() < 1 - sense_probability else senses[rng.integers(len(senses))])
         moves = game.move_actions() or []
         if uniform_outcomes:
-            outcomes = sorted({rules.revise_move(game.board, m) for m in moves} - {None}, key=lambda m: m.uci())
+            revised = {rules.revise_move(game.board, m) for m in moves}
+            outcomes = sorted((m for m in revised if m is not None), key=chess.Move.uci)
             choice = int(rng.integers(len(outcomes) + 1))
             move = outcomes[choice] if choice < len(outcomes) else None
         else:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
+
 import chess
 
 from blindchess.arbiter.history import GameHistory, Turn
@@ -22,10 +24,11 @@ FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "boardset
 """The recorded games of the board-set tests (a source checkout only)."""
 
 
-def load_records(path: Path = FIXTURE) -> list[dict]:
+def load_records(path: Path = FIXTURE) -> list[dict[str, Any]]:
     """The gzipped JSON list of ``{"white", "black", "seed", "history"}`` records."""
     with gzip.open(path, "rt") as handle:
-        return json.load(handle)
+        records: list[dict[str, Any]] = json.load(handle)
+    return records
 
 
 def observed_game(history: GameHistory) -> ObservedGame:

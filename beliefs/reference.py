@@ -41,7 +41,9 @@ class ReferenceBoardSet:
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
 
     @classmethod
-    def from_boards(cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = UNIFORM) -> ReferenceBoardSet:
+    def from_boards(
+        cls, color: chess.Color, boards: list[chess.Board], move_model: Optional[OpponentMoveModel] = UNIFORM
+    ) -> ReferenceBoardSet:
         """A reference set holding `boards` (equally likely) for the player of `color` (for tests and benchmarks)."""
         belief = cls(move_model)
         belief._color = color
@@ -148,7 +150,8 @@ class ReferenceBoardSet:
         if self._color is None:
             raise NotInitialisedError("the reference board set has not received GameStarted")
         w = np.array([w for _, w in self._boards.values()])
-        return w / w.sum()
+        normalised: np.ndarray = w / w.sum()
+        return normalised
 
     def piece_grid(self) -> np.ndarray:
         return np.array(

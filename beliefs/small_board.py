@@ -104,7 +104,9 @@ class EnumeratedBelief:
             try:
                 board = self.rules.starting_board(observation.starting_fen)
             except ValueError as error:
-                raise MalformedObservationError(f"GameStarted.starting_fen {observation.starting_fen!r} does not fit these rules: {error}") from error
+                raise MalformedObservationError(
+                    f"GameStarted.starting_fen {observation.starting_fen!r} does not fit these rules: {error}"
+                ) from error
             self.color, self.turn, self.fullmove_number = observation.color, board.turn, board.fullmove_number
             key = self.rules.cells_of(board)
             self._probs = {key: 1.0}
@@ -216,7 +218,8 @@ class EnumeratedBelief:
     def weights(self) -> np.ndarray:
         self._require_started()
         weights = np.fromiter(self._probs.values(), dtype=np.float64, count=len(self._probs))
-        return weights / weights.sum()
+        normalised: np.ndarray = weights / weights.sum()
+        return normalised
 
     def marginals(self) -> np.ndarray:
         grid, weights = self.piece_grid(), self.weights()

@@ -48,7 +48,9 @@ def _move(value: object, where: str) -> None:
     _square(value.from_square, f"{where}.from_square", optional=False)
     _square(value.to_square, f"{where}.to_square", optional=False)
     if value.promotion is not None and value.promotion not in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-        raise MalformedObservationError(f"{where}.promotion must be a knight, bishop, rook or queen (2..5) or None, got {value.promotion!r}")
+        raise MalformedObservationError(
+            f"{where}.promotion must be a knight, bishop, rook or queen (2..5) or None, got {value.promotion!r}"
+        )
     if value.drop is not None:
         raise MalformedObservationError(f"{where} is a drop ({value.drop!r}), which RBC has not")
 

@@ -34,6 +34,7 @@ from typing import Optional
 
 import chess
 import numpy as np
+
 from blindchess.arbiter import ObservingPlayer, Square
 from blindchess.arbiter.observations import (
     GameEnded,

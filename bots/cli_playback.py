@@ -78,6 +78,7 @@ def playback(history: Any, player: Player, color: chess.Color) -> PlaybackReport
         for turn in history.turns():
             mine = turn.color == color
             sense_actions, move_actions = game.sense_actions(), game.move_actions()
+            assert sense_actions is not None and move_actions is not None, "the record has a turn, so the game runs"
             capture_square = game.opponent_move_results()
             if mine:
                 report.turns += 1

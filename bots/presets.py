@@ -7,14 +7,15 @@ class constructible with just ``rng``, so the registry and `blindchess match` ca
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing import make_planner
 
 from .belief_bot import BeliefBot
 from .random_bot import SeedLike
-from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 BELIEF_CAP = 60_000
 """`BoardSet` size cap of every preset: keeps each update and plan well inside a 120 s + 5 s clock."""
@@ -52,7 +53,7 @@ class PlannerPresetBot(BeliefBot):
     make_belief: ClassVar[Callable[[], Belief]] = staticmethod(capped_board_set)
 
     def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(self.make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
+        super().__init__(type(self).make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
 
 
 class RandomSenseBot(PlannerPresetBot):

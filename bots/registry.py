@@ -22,10 +22,10 @@ import os
 import numpy as np
 
 from blindchess.arbiter import Player
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.loading import PlayerLoadError, load_player
-
+from blindchess.errors import BlindchessError
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
+
 from .random_bot import SeedLike
 
 BOTS: dict[str, str] = {

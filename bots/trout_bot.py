@@ -23,8 +23,8 @@ import chess.engine
 import numpy as np
 
 from blindchess.arbiter import Color, Player, Square, WinReason
-
 from blindchess.evaluation.stockfish import Engine
+
 from .random_bot import SeedLike
 
 logger = logging.getLogger(__name__)

@@ -24,13 +24,13 @@ import chess
 import reconchess
 from reconchess.history import GameHistoryEncoder
 
-from blindchess.arbiter import play_local_game
+from blindchess.arbiter import Player, play_local_game
 
 
-class RandomPolicy(reconchess.Player):  # type: ignore[misc]
+class RandomPolicy(Player, reconchess.Player):
     """Uniform random sense and move (pass included), from its own seeded generator.
 
-    A `reconchess.Player` with the seven callbacks, so both arbiters run the very same code.
+    Both our `Player` and a `reconchess.Player`, with the seven callbacks, so both arbiters run the very same code.
     """
 
     def __init__(self, seed: int) -> None:

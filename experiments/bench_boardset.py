@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
+from functools import partial
 
 import chess
 import numpy as np
@@ -44,9 +45,11 @@ def _state_with_size(min_boards: int, seed: int, max_boards: int | None) -> tupl
             if isinstance(event, GameEnded):
                 break
             nxt = events[index + 1]
-            if isinstance(event, MoveResult) and isinstance(nxt, OpponentMoved) and len(belief) >= min_boards:
-                if isinstance(events[index + 3], MoveResult) and belief.is_exact:
-                    return game, belief, index + 1, truth[index]
+            if (
+                isinstance(event, MoveResult) and isinstance(nxt, OpponentMoved) and len(belief) >= min_boards
+                and isinstance(events[index + 3], MoveResult) and belief.is_exact
+            ):
+                return game, belief, index + 1, truth[index]
             if len(belief) > 40 * max(min_boards, 1):
                 break
         seed += 1
@@ -76,8 +79,8 @@ def main() -> None:
     rows = [("expand (children)", opponent_moved), ("sense (boards in)", sense), ("own move (boards in)", own_move)]
     for name, event in rows:
         fast_in, reference_in = len(fast), len(reference)
-        fast_time = _timed(lambda: fast.update(event))
-        reference_time = _timed(lambda: reference.update(event))
+        fast_time = _timed(partial(fast.update, event))
+        reference_time = _timed(partial(reference.update, event))
         fast_count = len(fast) if event is opponent_moved else fast_in
         reference_count = len(reference) if event is opponent_moved else reference_in
         fast_rate, reference_rate = fast_count / fast_time, reference_count / reference_time

@@ -61,7 +61,10 @@ def main() -> None:
         t0 = time.monotonic()
         rules.perft(rules.start(), 4)
         t_bulk = time.monotonic() - t0
-        print(f"{rules.name:14s} {leaves:8d} {seconds:10.2f} {leaves / seconds:10.0f}   | {t_ref:10.3f} {t_bulk:14.4f} {t_ref / t_bulk:9.0f}x")
+        print(
+            f"{rules.name:14s} {leaves:8d} {seconds:10.2f} {leaves / seconds:10.0f}   "
+            f"| {t_ref:10.3f} {t_bulk:14.4f} {t_ref / t_bulk:9.0f}x"
+        )
     print()
     print("position     search s  depth   nodes   nodes/s   | plain negamax nodes to same depth (capped at 5)  ratio")
     for name, placement in (("start", None), ("middlegame", MIDDLEGAME)):

@@ -74,10 +74,16 @@ def top_k(placement_weights: np.ndarray, truth: int, k: int) -> float:
 
 
 def score_stream(
-    events: list[Observation], truths: list[chess.Board], prior: LearnedPrior, stockfish: StockfishSigmoid, buckets: dict[tuple[int, int], Bucket], times: list[float], args: argparse.Namespace
+    events: list[Observation],
+    truths: list[chess.Board],
+    prior: LearnedPrior,
+    stockfish: StockfishSigmoid,
+    buckets: dict[tuple[int, int], Bucket],
+    times: list[float],
+    args: argparse.Namespace,
 ) -> None:
     exact = BoardSet(max_boards=args.exact_cap, move_model=None)  # uniform over the consistent boards
-    for event, truth in zip(events, truths):
+    for event, truth in zip(events, truths, strict=False):
         if isinstance(event, GameEnded):
             break
         exact.update(event)
@@ -109,7 +115,9 @@ def score_stream(
         bucket.ce_neural += cross_entropy(prior.marginals(), truth)
 
 
-def run(specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Namespace, model: PosteriorNet) -> tuple[dict[tuple[int, int], Bucket], list[float]]:
+def run(
+    specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Namespace, model: PosteriorNet
+) -> tuple[dict[tuple[int, int], Bucket], list[float]]:
     buckets: dict[tuple[int, int], Bucket] = defaultdict(Bucket)
     times: list[float] = []
     stockfish = StockfishSigmoid()
@@ -128,7 +136,13 @@ def run(specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Name
 
 
 def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]) -> str:
-    lines = [f"### {title}", "", "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned | top-5: uniform | stockfish | learned | CE bits/board: uniform set | neural |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"### {title}",
+        "",
+        "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned "
+        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | neural |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for key in BUCKETS:
         bucket = buckets.get(key)
         if bucket is None or not bucket.points:
@@ -144,27 +158,40 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         cells += [f"{bucket.ce_uniform / bucket.points:.2f}", f"{bucket.ce_neural / bucket.points:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     ms = np.array(times or [math.nan]) * 1e3
-    lines += ["", f"LearnedPrior update: mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms over {len(ms)} events (1 torch thread)", ""]
+    lines += [
+        "",
+        f"LearnedPrior update: mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
+        f"p95 {np.percentile(ms, 95):.2f} ms over {len(ms)} events (1 torch thread)",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="model folder (default: the shipped model)")
-    parser.add_argument("--seed", type=int, default=1, help="the training data's run seed (default 1, as in docs/neural.md)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the training data's run seed (default 1, as in docs/neural.md)"
+    )
     parser.add_argument("--games", type=int, default=30, help="held-out games of the training mix to score")
     parser.add_argument("--holdout", type=int, default=10, help="the training run's held-out percent")
-    parser.add_argument("--mix", type=float, default=0.05, help="share of the uniform set kept by the learned weighting")
+    parser.add_argument(
+        "--mix", type=float, default=0.05, help="share of the uniform set kept by the learned weighting"
+    )
     parser.add_argument("--floor", type=float, default=1e-3)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--unseen", default="flagship", help="opponent outside the training mix")
     parser.add_argument("--unseen-games", type=int, default=10)
     parser.add_argument("--unseen-seed", type=int, default=7)
-    parser.add_argument("--exact-cap", type=int, default=200_000, help="children per expansion before a stream stops counting")
+    parser.add_argument(
+        "--exact-cap", type=int, default=200_000, help="children per expansion before a stream stops counting"
+    )
     parser.add_argument("--stockfish-max", type=int, default=2000, help="largest set the Stockfish weighting scores")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)  # impossible RBC boards make Stockfish print unparsable lines
+    logging.getLogger("chess.engine").setLevel(
+        logging.CRITICAL
+    )  # impossible RBC boards make Stockfish print unparsable lines
     model = load_model(args.model) if args.model else default_model()
     held: list[GameSpec] = []
     index = 0
@@ -176,7 +203,11 @@ def main() -> None:
     print(f"held-out games of the training mix {DEFAULT_MIX}: {len(held)}", flush=True)
     in_mix = run(held, None, args, model)
     unseen_mix = (args.unseen, *DEFAULT_MIX)
-    unseen_specs = [s for s in (GameSpec(i, args.unseen_seed, unseen_mix) for i in range(args.unseen_games * 20)) if args.unseen in pairing(s)[:2]][: args.unseen_games]
+    unseen_specs = [
+        s
+        for s in (GameSpec(i, args.unseen_seed, unseen_mix) for i in range(args.unseen_games * 20))
+        if args.unseen in pairing(s)[:2]
+    ][: args.unseen_games]
     print(f"games with the unseen opponent {args.unseen}: {len(unseen_specs)}", flush=True)
     unseen = run(unseen_specs, args.unseen, args, model)
     print()

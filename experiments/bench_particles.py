@@ -32,8 +32,10 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Union
+from functools import partial
+from typing import Any, Union
 
 import chess
 import numpy as np
@@ -86,7 +88,7 @@ def follow(
     turn: list[tuple[str, float, bool, float]] = []  # this own turn's (belief, ce, truth in, seconds)
     turn_large = False
     own_turns = 0
-    for event, truth in zip(game.events[color], game.truth[color]):
+    for event, truth in zip(game.events[color], game.truth[color], strict=True):
         if isinstance(event, GameEnded) or own_turns == turn_limit:
             break
         own_turns += isinstance(event, MoveResult)
@@ -155,7 +157,7 @@ def report(results: Results, names: list[str], big: int) -> None:
     print(f"\nhybrid: {results.handovers} hand-overs to particles, {results.returns} returns to the exact set")
 
 
-def interleaved(records: list[dict]) -> list[dict]:
+def interleaved(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records with the bot pairings taken in turn (the fixture holds each pairing's games together),
     so that the first games of a run, and every interim report, cover all pairings."""
     rank: dict[tuple[str, str], int] = defaultdict(int)
@@ -184,7 +186,7 @@ def main() -> None:
     uniform = OpponentMoveModel.uniform()
     makers: dict[str, Callable[[], Tracked]] = {"exact": lambda: BoardSet(max_boards=args.exact_cap, move_model=uniform)}
     for budget in (int(b) for b in args.budgets.split(",")):
-        makers[f"pf-{budget}"] = lambda budget=budget: ParticleFilter(budget)
+        makers[f"pf-{budget}"] = partial(ParticleFilter, budget)
     makers["hybrid"] = lambda: HybridBelief(switch_boards=args.switch, particles=args.hybrid_particles, rebuild_seconds=args.hybrid_rebuild)
     names = list(makers)
     results = Results()

@@ -26,9 +26,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.testing import ServerProcess, register
-from blindchess.bots.random_bot import RandomBot
 
 
 class TimedSession(ServerSession):

@@ -28,10 +28,12 @@ import json
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
+
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_local_game
@@ -93,7 +95,8 @@ def browser_stepping(folder: Path, cap: int) -> Optional[float]:
         print("(no /usr/bin/chromium: browser stepping not measured)")
         return None
     with AppThread(build_viewer(ViewerState(GameLibrary.from_path(folder), max_boards=cap))) as viewer, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), args=["--headless", "--no-sandbox", "--disable-background-networking"])
+        flags = ["--headless", "--no-sandbox", "--disable-background-networking"]
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=flags)
         page = browser.new_page(viewport={"width": 1360, "height": 1000})
         page.goto(f"{viewer.url}/game/long")
         page.wait_for_selector('body[data-rendered="0:white:0:all"]')

@@ -24,7 +24,10 @@ def main() -> None:
     args = parser.parse_args()
     rows = [(p, p) for p in (0.05, 0.1, 0.2)] + [(0.1, 0.01), (0.1, 0.001)]
     print(f"{args.games} games of at most {args.turns} full turns, both colours, {args.particles} particles")
-    print(f"{'sensor p':>8} {'model p':>8} {'squares':>8} {'truth p':>8} {'predicted':>9} {'gap':>7} {'ECE':>7}  reliability (n, forecast, frequency)")
+    print(
+        f"{'sensor p':>8} {'model p':>8} {'squares':>8} {'truth p':>8} {'predicted':>9} {'gap':>7} {'ECE':>7}  "
+        "reliability (n, forecast, frequency)"
+    )
     for p_sensor, p_model in rows:
         started = time.monotonic()
         c = noisy_sensing_calibration(p_sensor, p_model, range(1000, 1000 + args.games), args.particles, args.turns)

@@ -50,7 +50,8 @@ def describe(event: Observation) -> str:
     if isinstance(event, MoveResult):
         asked = event.requested_move.uci() if event.requested_move else "pass"
         made = event.taken_move.uci() if event.taken_move else "nothing"
-        return f"MoveResult: asked {asked}, made {made}, capture {chess.square_name(event.capture_square) if event.capture_square is not None else 'none'}"
+        captured = "none" if event.capture_square is None else chess.square_name(event.capture_square)
+        return f"MoveResult: asked {asked}, made {made}, capture {captured}"
     return type(event).__name__
 
 

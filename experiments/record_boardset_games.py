@@ -14,15 +14,17 @@ import gzip
 import itertools
 import json
 import time
+from collections.abc import Callable
 
 import chess.engine
 
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.play import play_local_game
+from blindchess.arbiter.player import Player
 from blindchess.bots.attacker_bot import AttackerBot
-from blindchess.evaluation.stockfish import Engine
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.evaluation.stockfish import Engine
 
 BOT_NAMES = ("random", "attacker", "trout")
 
@@ -35,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     engine = Engine()
     limit = chess.engine.Limit(depth=1)
-    makers = {
+    makers: dict[str, Callable[[int], Player]] = {
         "random": lambda seed: RandomBot(rng=seed),
         "attacker": lambda seed: AttackerBot(rng=seed),
         "trout": lambda seed: TroutBot(rng=seed, engine=engine, limit=limit),

@@ -114,7 +114,9 @@ def match_score(name: str, games: int, seconds: float, increment: float, turn_li
     over many games, run ``experiments/configs/sensing_ablation.toml`` with ``blindchess tournament``.
     """
     preset, trout = BotSpec(name, f"belief-{name}"), BotSpec("trout", "trout")
-    config = TournamentConfig(name="ablation", players=(preset, trout), seed=seed, seconds=seconds, increment=increment, full_turn_limit=turn_limit)
+    config = TournamentConfig(
+        name="ablation", players=(preset, trout), seed=seed, seconds=seconds, increment=increment, full_turn_limit=turn_limit
+    )
     specs = {spec.key: spec for spec in pairing_games(preset, trout, config, pairs=max(1, games // 2))}
     points, wins, played = 0.0, 0, 0
     for result in InlineExecutor().run(specs.values()):

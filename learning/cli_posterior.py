@@ -51,7 +51,12 @@ def add_parser(subparsers: Any) -> None:
     train.add_argument("--hidden", type=int, default=192)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--holdout", type=int, default=10, help="percent of games held out (default 10)")
-    train.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1; results depend on it; more threads on a busy machine are slower)")
+    train.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1; results depend on it; more threads on a busy machine are slower)",
+    )
     train.set_defaults(run=run_train)
 
     score = commands.add_parser("eval", help="score a saved network on the held-out games of shards")
@@ -79,7 +84,9 @@ def run_data(args: argparse.Namespace) -> int:
     pending: list[Sequence] = []
     shards: list[str] = []
     show = _progress("games", args.games)
-    for done, sequences in enumerate(generate(args.games, args.seed, mix, args.workers, args.full_turn_limit, show), start=1):
+    for done, sequences in enumerate(
+        generate(args.games, args.seed, mix, args.workers, args.full_turn_limit, show), start=1
+    ):
         pending += sequences
         if done % args.shard_games == 0 or done == args.games:
             shards.append(str(write_shard(out / f"shard-{len(shards):05d}.npz", pending)))
@@ -93,11 +100,18 @@ def run_train(args: argparse.Namespace) -> int:
 
     from .train import TrainSettings, train
 
-    settings = TrainSettings(args.epochs, args.batch, args.learning_rate, args.hidden, args.seed, args.holdout, args.threads)
+    settings = TrainSettings(
+        args.epochs, args.batch, args.learning_rate, args.hidden, args.seed, args.holdout, args.threads
+    )
     sequences = read_shards(args.shards)
 
     def show(epoch: int, done: int, loss: float) -> None:
-        print(f"\repoch {epoch + 1}/{settings.epochs}: batch {done}, loss {loss:.4f} nats/square", end="", file=sys.stderr, flush=True)
+        print(
+            f"\repoch {epoch + 1}/{settings.epochs}: batch {done}, loss {loss:.4f} nats/square",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     model, report = train(sequences, settings, show)
     print(file=sys.stderr)

@@ -28,11 +28,13 @@ Frames compress about 30-fold (mostly zero planes): a few thousand games fit in 
 
 from __future__ import annotations
 
+import itertools
 import zipfile
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Union
 
 import chess
 import numpy as np
@@ -69,7 +71,7 @@ def encode_game(game: ObservedGame, game_id: str, names: tuple[str, str]) -> lis
     for color in (chess.WHITE, chess.BLACK):
         encoder = StreamEncoder()
         frames, targets, decision = [], [], []
-        for event, truth in zip(game.events[color], game.truth[color]):
+        for event, truth in zip(game.events[color], game.truth[color], strict=False):
             frame = encoder.push(event)
             if frame is None:
                 continue
@@ -143,7 +145,7 @@ def read_shard(path: Union[str, Path]) -> list[Sequence]:
             arrays["frames"][a:b], arrays["targets"][a:b], arrays["decision"][a:b],
             str(arrays["game_id"][s]), bool(arrays["color"][s]), str(arrays["player"][s]), str(arrays["opponent"][s]),
         )
-        for s, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))
+        for s, (a, b) in enumerate(itertools.pairwise(offsets))
     ]  # fmt: skip
 
 
@@ -163,5 +165,5 @@ def held_out(game_id: str, percent: int) -> bool:
 
 def own_squares(frames: np.ndarray) -> np.ndarray:
     """Shape (T, 64) bool: where the player's own pieces stand in each frame (planes 0-5)."""
-    own: np.ndarray = frames[:, : 6 * 64].reshape(-1, 6, 64).any(axis=1)
+    own: np.ndarray = np.asarray(frames[:, : 6 * 64].reshape(-1, 6, 64).any(axis=1))
     return own

@@ -19,24 +19,26 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Optional
 
 import chess
 import chess.engine
 import numpy as np
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
-from blindchess.bots.registry import make_bot, resolve_bot
 from blindchess.beliefs.random_games import ObservedGame
 from blindchess.beliefs.recorded_games import observed_game
+from blindchess.bots.registry import make_bot, resolve_bot
 
 from .examples import Sequence, encode_game
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MIX = ("random", "attacker", "trout")
-"""The default training mix: reconchess-style random, attacker and trout (belief bots cost 10-30 s a game even at cheap settings; add them with `--mix`)."""
+"""The default training mix: reconchess-style random, attacker and trout (belief bots cost 10-30 s a game
+even at cheap settings; add them with `--mix`)."""
 
 _SELECTOR_TEST_SETTINGS: dict[str, Any] = {"search_depth": 1, "boards": 2, "safety_boards": 8}
 CHEAP_SETTINGS: dict[str, dict[str, Any]] = {

@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterator, Optional
+from typing import Optional
 
 import numpy as np
 import torch
@@ -48,7 +49,7 @@ class TrainSettings:
 def split(sequences: list[Sequence], percent: int) -> tuple[list[Sequence], list[Sequence]]:
     """(training, held-out) sequences, split by game."""
     held = [held_out(s.game_id, percent) for s in sequences]
-    return [s for s, h in zip(sequences, held) if not h], [s for s, h in zip(sequences, held) if h]
+    return [s for s, h in zip(sequences, held, strict=False) if not h], [s for s, h in zip(sequences, held, strict=False) if h]
 
 
 def _batch(sequences: list[Sequence]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -143,7 +144,8 @@ def train(
             if progress is not None:
                 progress(epoch, done, loss_sum / max(squares, 1))
         scores = evaluate(model, held) if held else {}
-        history.append({"epoch": epoch, "train_nats_per_square": loss_sum / max(squares, 1), **{f"held_out_{k}": v for k, v in scores.items()}})
+        held_out = {f"held_out_{k}": v for k, v in scores.items()}
+        history.append({"epoch": epoch, "train_nats_per_square": loss_sum / max(squares, 1), **held_out})
         logger.info("epoch %d: %s", epoch, history[-1])
     report: dict[str, object] = {
         "settings": asdict(settings),

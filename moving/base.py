@@ -20,9 +20,9 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
+from blindchess.errors import BlindchessError
 
 
 class MoveSelectionError(BlindchessError, ValueError):

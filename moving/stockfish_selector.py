@@ -167,7 +167,10 @@ class StockfishMoveSelector:
 
         proxy = np.array([[outcome_value(outcome, color) for outcome in row] for row in outcomes])
         proxy_score = (1 - self.worst_case_weight) * (weights @ proxy) + self.worst_case_weight * proxy.min(axis=0)
-        safety_boards = 16 if panic else self.safety_boards if self.search_depth is not None else int(np.clip(budget * 60, 16, self.safety_boards))
+        safety_boards = (
+            16 if panic else self.safety_boards if self.search_depth is not None
+            else int(np.clip(budget * 60, 16, self.safety_boards))
+        )
         exposure = self._exposure(belief, move_actions, rng, color, safety_boards)
         proxy_score = proxy_score - KING_VALUE * exposure
         if panic:
@@ -205,7 +208,7 @@ class StockfishMoveSelector:
         weights = weights * self._aggression(boards, color)
         weights = weights / max(weights.sum(), 1e-12)
         exposed = np.zeros(len(move_actions))
-        for board, weight, king in zip(boards, weights, kings):
+        for board, weight, king in zip(boards, weights, kings, strict=True):
             if king is None:
                 continue
             for j, move in enumerate(move_actions):

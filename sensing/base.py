@@ -19,9 +19,9 @@ from typing import Optional, Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
+from blindchess.errors import BlindchessError
 
 
 class SensePlanError(BlindchessError, ValueError):

@@ -12,12 +12,12 @@ computed for every candidate centre at once from the belief's channel grid (see
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
 from blindchess.arbiter.types import Square
-from blindchess.beliefs.base import Belief
+from blindchess.beliefs.base import Belief, WeightedBoards
 
 from .base import SenseContext
 from .support import DEFAULT_MAX_BOARDS, belief_grid, fallback_sense, pick_best
@@ -37,7 +37,8 @@ class EntropySensePlanner:
         self.max_boards = max_boards
 
     def scores(
-        self, belief: Belief, sense_actions: list[Square], rng: np.random.Generator, prune: bool = False
+        self, belief: Union[Belief, WeightedBoards], sense_actions: list[Square], rng: np.random.Generator,
+        prune: bool = False,
     ) -> tuple[list[Square], np.ndarray]:
         """The undominated centres and their expected information gain in bits (`-inf` where pruned, see `WindowOutcomes.entropies`)."""
         grid, weights = belief_grid(belief, rng, self.max_boards)
@@ -46,7 +47,7 @@ class EntropySensePlanner:
 
     def choose_sense(
         self,
-        belief: Belief,
+        belief: Union[Belief, WeightedBoards],  # a belief, or just a weighted support (see `belief_grid`)
         sense_actions: list[Square],
         seconds_left: float,
         rng: np.random.Generator,

@@ -35,6 +35,7 @@ from .base import SenseContext
 from .support import DEFAULT_MAX_BOARDS, belief_grid, board_grid, fallback_sense, pick_best
 from .windows import WindowOutcomes, undominated
 
+
 def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:
     """Mutual information (bits) between a window's outcome and the threat level: H(T) - H(T | O)."""
     joint = np.bincount(labels * 3 + levels, weights=weights, minlength=3 * n_labels).reshape(n_labels, 3)

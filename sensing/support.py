@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
+from typing import Optional, Union
 
 import chess
 import numpy as np
@@ -30,7 +30,7 @@ def board_grid(boards: Sequence[chess.Board]) -> np.ndarray:
 
 
 def belief_grid(
-    belief: Belief, rng: np.random.Generator, max_boards: int = DEFAULT_MAX_BOARDS
+    belief: Union[Belief, WeightedBoards], rng: np.random.Generator, max_boards: int = DEFAULT_MAX_BOARDS
 ) -> tuple[np.ndarray, np.ndarray]:
     """The belief's support as (grid (N, 64) uint8, weights (N,) summing to one).
 

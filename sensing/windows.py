@@ -65,7 +65,8 @@ def undominated(centres: Iterable[Square]) -> list[Square]:
 
 def varying_squares_from_marginals(marginals: np.ndarray, tolerance: float = 1e-12) -> np.ndarray:
     """Shape (64,) bool: squares whose content is uncertain under the marginals."""
-    return np.asarray(marginals).max(axis=1) < 1.0 - tolerance
+    uncertain: np.ndarray = np.asarray(marginals).max(axis=1) < 1.0 - tolerance
+    return uncertain
 
 
 def informative_centres(centres: Iterable[Square], varying: np.ndarray) -> list[Square]:

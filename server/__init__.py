@@ -12,9 +12,16 @@ Layers, each usable alone: :mod:`.store` (SQLite) -> :mod:`.match` (one game) ->
 
 from __future__ import annotations
 
-from blindchess.server.errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, RemotePlayError, UsernameTaken
-from blindchess.server.service import ServerConfig, Service
 from blindchess.server.database import Store
+from blindchess.server.errors import (
+    InvalidRequest,
+    NotAPlayer,
+    NotAuthenticated,
+    NotFound,
+    RemotePlayError,
+    UsernameTaken,
+)
+from blindchess.server.service import ServerConfig, Service
 
 __all__ = [
     "InvalidRequest",

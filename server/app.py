@@ -46,9 +46,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from blindchess.server.codec import decode_move, encode_board, encode_move, encode_win_reason
-from blindchess.server.errors import InvalidRequest, NotAuthenticated, RemotePlayError, StoreUnavailable, TooManyAttempts
-from blindchess.server.service import Service
 from blindchess.server.database import UserRow
+from blindchess.server.errors import (
+    InvalidRequest,
+    NotAuthenticated,
+    RemotePlayError,
+    StoreUnavailable,
+    TooManyAttempts,
+)
+from blindchess.server.service import Service
 
 logger = logging.getLogger(__name__)
 

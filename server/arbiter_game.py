@@ -12,10 +12,9 @@ import json
 import math
 from typing import Any, Optional
 
-from blindchess.arbiter.types import Color
-
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.types import Color
 
 
 def new_arbiter_game(

@@ -24,21 +24,22 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, cast
+from typing import Any, Optional, cast
 
 import chess
 import requests
 import requests.auth
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
 from blindchess.arbiter.player import Player
 from blindchess.arbiter.types import Color, Square, WinReason
-from blindchess.server.codec import decode_move, decode_move_result, decode_piece, decode_win_reason, encode_move
+from blindchess.errors import BlindchessError
 from blindchess.server.arbiter_game import history_from_json
+from blindchess.server.codec import decode_move, decode_move_result, decode_piece, decode_win_reason, encode_move
 
 logger = logging.getLogger(__name__)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.player import Player
@@ -144,7 +145,8 @@ class Connector:
         try:
             winner, reason, history = play_remote_game(session, game_id, self.bot_factory(), self.game_poll_seconds)
             white, black = player_names(history)
-            record = GameRecord(invitation_id, game_id, winner, reason, white_name=white, black_name=black, path=self._save(game_id, history))
+            path = self._save(game_id, history)
+            record = GameRecord(invitation_id, game_id, winner, reason, white_name=white, black_name=black, path=path)
             logger.info("%s", record.describe())
         except Exception as error:  # a crashing bot loses this game only
             logger.exception("game %d abandoned", game_id)

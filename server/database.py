@@ -24,10 +24,11 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Optional
 
 from blindchess.server.errors import DatabaseInUse, StoreUnavailable
 

@@ -24,10 +24,10 @@ import chess
 
 from blindchess.arbiter.game import IllegalActionError, MoveOutcome
 from blindchess.arbiter.types import Color, Square, WinReason
-from blindchess.server.codec import encode_sense_result
 from blindchess.server.arbiter_game import force_timeout, history_json, new_arbiter_game
-from blindchess.server.errors import InvalidRequest
+from blindchess.server.codec import encode_sense_result
 from blindchess.server.database import Action
+from blindchess.server.errors import InvalidRequest
 
 
 class Phase(enum.Enum):

@@ -11,15 +11,16 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import uvicorn
 from starlette.types import ASGIApp
 
 from blindchess.server.app import build_app
-from blindchess.server.service import ServerConfig, Service
 from blindchess.server.database import Store
+from blindchess.server.service import ServerConfig, Service
 
 logger = logging.getLogger(__name__)
 

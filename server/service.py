@@ -27,9 +27,10 @@ import logging
 import threading
 import time
 import unicodedata
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -39,11 +40,18 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
-from blindchess.server.errors import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, StoreUnavailable, UsernameTaken
+from blindchess.server.database import RatingRow, Store, UserRow
+from blindchess.server.errors import (
+    InvalidRequest,
+    NotAPlayer,
+    NotAuthenticated,
+    NotFound,
+    StoreUnavailable,
+    UsernameTaken,
+)
 from blindchess.server.match import GameResult, GameSettings, ServerGame
 from blindchess.server.passwords import CredentialCache, hash_password, verify_password
 from blindchess.server.throttle import LoginThrottle
-from blindchess.server.database import RatingRow, Store, UserRow
 
 logger = logging.getLogger(__name__)
 
@@ -329,7 +337,8 @@ class Service:
                 if action is None:
                     return
                 self.store.add_action(game_id, len(game.actions) - 1, action)
-                self.store.update_game(game_id, {"white_seconds": game.seconds_left[chess.WHITE], "black_seconds": game.seconds_left[chess.BLACK]})
+                clocks = {"white_seconds": game.seconds_left[chess.WHITE], "black_seconds": game.seconds_left[chess.BLACK]}
+                self.store.update_game(game_id, clocks)
                 if game.arbiter_result() is not None:
                     game.finish()
                     self._store_result(game)
@@ -525,7 +534,7 @@ class Service:
         ]
         old = [self.store.rating(user_id, version) or RatingRow(elo.INITIAL_ELO, 0, 0, 0) for user_id, version, _ in sides]
         new_elos = elo.updated_ratings(old[0].elo, old[1].elo, white_score)
-        for (user_id, version, score), record, new_elo in zip(sides, old, new_elos):
+        for (user_id, version, score), record, new_elo in zip(sides, old, new_elos, strict=True):
             updated = RatingRow(
                 new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
             )

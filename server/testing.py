@@ -54,12 +54,23 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=None)
     own, rest = parser.parse_known_args(argv)
     args = build_parser().parse_args(["serve", *rest])
-    config = ServerConfig(full_turn_limit=args.full_turn_limit, seconds_per_player=args.seconds_per_player, seconds_increment=args.increment)
+    config = ServerConfig(
+        full_turn_limit=args.full_turn_limit,
+        seconds_per_player=args.seconds_per_player,
+        seconds_increment=args.increment,
+    )
 
     def flaky(path: str | Path) -> Store:
         return FlakyStore(path, own.fail_commits, own.seed)
 
-    serve(args.db, args.host, args.port, config, lambda url: print(f"serving on {url} (database {args.db})", flush=True), store_class=flaky)
+    serve(
+        args.db,
+        args.host,
+        args.port,
+        config,
+        lambda url: print(f"serving on {url} (database {args.db})", flush=True),
+        store_class=flaky,
+    )
 
 
 def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[str, ServerSession]:
@@ -75,7 +86,9 @@ def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[s
 class ServerProcess:
     """``blindchess serve`` in a child process on 127.0.0.1; `output` collects what it printed."""
 
-    def __init__(self, db_path: str | Path, port: int = 0, extra_args: tuple[str, ...] = (), fail_commits: float = 0.0) -> None:
+    def __init__(
+        self, db_path: str | Path, port: int = 0, extra_args: tuple[str, ...] = (), fail_commits: float = 0.0
+    ) -> None:
         self.db_path = str(db_path)
         self.fail_commits = fail_commits
         self.port = port
@@ -85,10 +98,29 @@ class ServerProcess:
         self._process: Optional[subprocess.Popen[str]] = None
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        entry = ["blindchess.server.testing", "--fail-commits", str(self.fail_commits)] if self.fail_commits else ["blindchess", "-v", "serve"]
-        command = [sys.executable, "-m", *entry, "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_path, *self.extra_args]
+        entry = (
+            ["blindchess.server.testing", "--fail-commits", str(self.fail_commits)]
+            if self.fail_commits
+            else ["blindchess", "-v", "serve"]
+        )
+        command = [
+            sys.executable,
+            "-m",
+            *entry,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            self.db_path,
+            *self.extra_args,
+        ]
         self._process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         started = threading.Event()
         threading.Thread(target=self._read_output, args=(self._process, started), daemon=True).start()

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import collections
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from blindchess.server.errors import TooManyAttempts
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 

@@ -15,7 +15,8 @@ import argparse
 import importlib
 import logging
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 from blindchess import __version__
 from blindchess.dependencies import MissingDependencyError

@@ -45,6 +45,7 @@ from typing import Any, TextIO
 
 import chess
 import numpy as np
+
 from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
@@ -178,7 +179,8 @@ class MatchSummary:
             length = f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted)"
             if self.seconds:
                 resumed = len(self.turns) - len(self.seconds)
-                length += f", {np.mean(self.seconds):.2f} s" + (f" (over the {len(self.seconds)} games played in this run)" if resumed else "")
+                length += f", {np.mean(self.seconds):.2f} s"
+                length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
             rows.append(length)
         return "\n".join(rows)
 
@@ -212,7 +214,10 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()
     out = Path(args.out)
-    bots = tuple(BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit) for label, bot in zip(labels, (args.white, args.black)))
+    bots = tuple(
+        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit)
+        for label, bot in zip(labels, (args.white, args.black), strict=True)
+    )
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
@@ -263,7 +268,15 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
 
 
 def _record_game(
-    summary: MatchSummary, index: int, spec: GameSpec, game_stem: str, result: GameResult, games: int, out: Path, stamp: str, progress: TextIO
+    summary: MatchSummary,
+    index: int,
+    spec: GameSpec,
+    game_stem: str,
+    result: GameResult,
+    games: int,
+    out: Path,
+    stamp: str,
+    progress: TextIO,
 ) -> None:
     """Count one finished game, save its history and write its progress line."""
     white_index = index % 2

@@ -112,7 +112,7 @@ class PoolExecutor:
                         continue
                     yield _with_attempts(result, attempt)
                 if broken:
-                    for future, (spec, attempt) in list(in_flight.items()):
+                    for spec, attempt in list(in_flight.values()):
                         lost = self._requeue(spec, attempt, retry)
                         if lost is not None:
                             yield lost

@@ -31,14 +31,19 @@ from typing import Any
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
-from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES, BotProcessDied, IsolatedBotError, IsolatedPlayer, isolated_player
+from blindchess.arbiter.isolation import (
+    MEMORY_LIMIT_BYTES,
+    BotProcessDied,
+    IsolatedBotError,
+    IsolatedPlayer,
+    isolated_player,
+)
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
+from blindchess.errors import BlindchessError
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
 from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
-
-from blindchess.errors import BlindchessError
 
 from .spec import BotSpec, GameResult, GameSpec, failed
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import chess
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Square
+from blindchess.errors import BlindchessError
 
 EMPTY = 0
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
@@ -64,7 +64,7 @@ class Geometry:
         self.orthogonal_step = self._steps(_ORTHOGONAL)
         self.rook_rays = self._rays(_ORTHOGONAL)
         self.bishop_rays = self._rays(_DIAGONAL)
-        self.queen_rays = tuple(r + b for r, b in zip(self.rook_rays, self.bishop_rays))
+        self.queen_rays = tuple(r + b for r, b in zip(self.rook_rays, self.bishop_rays, strict=True))
         # pawn_push[color][square] is the one-step target or -1; pawn_captures[color][square] the diagonals.
         self.pawn_push = (self._pawn_push(-1), self._pawn_push(1))
         self.pawn_captures = (self._steps(((-1, -1), (1, -1))), self._steps(((-1, 1), (1, 1))))

@@ -43,8 +43,8 @@ from typing import Optional
 
 import chess
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color
+from blindchess.errors import BlindchessError
 from blindchess.variants.geometry import code_piece, piece_code
 from blindchess.variants.minichess import MiniChessRules, Position
 
@@ -114,11 +114,11 @@ def parse_board(rules: MiniChessRules, lines: list[str]) -> Position:
 
 def offer_clock(seconds: float) -> str:
     """``m:ss`` as in the ``105 W 5:00 5:00 game starts`` line."""
-    whole = int(round(seconds))
+    whole = round(seconds)
     return f"{whole // 60}:{whole % 60:02d}"
 
 
 def prompt_clock(seconds: float) -> str:
     """``mm:ss.sss`` as in the ``? 04:59.837 04:58.992`` prompt."""
-    millis = max(0, int(round(seconds * 1000)))
+    millis = max(0, round(seconds * 1000))
     return f"{millis // 60000:02d}:{millis % 60000 / 1000:06.3f}"

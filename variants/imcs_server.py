@@ -14,6 +14,7 @@ sockets and both connections close when it ends, as the original server does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import select
@@ -21,15 +22,25 @@ import socket
 import socketserver
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import chess
 import numpy as np
 
 from blindchess.arbiter.types import Color
-from blindchess.variants.imcs_protocol import GREETING, PROTOCOL_VERSION, board_lines, move_text, offer_clock, parse_move, prompt_clock, side_letter
+from blindchess.variants.imcs_protocol import (
+    GREETING,
+    PROTOCOL_VERSION,
+    board_lines,
+    move_text,
+    offer_clock,
+    parse_move,
+    prompt_clock,
+    side_letter,
+)
 from blindchess.variants.minichess import IMCS, MiniChessRules
 
 logger = logging.getLogger(__name__)
@@ -95,10 +106,8 @@ class _Session:
         except (OSError, ValueError):
             return None
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 self.sock.settimeout(None)
-            except OSError:
-                pass
         return line.rstrip("\r\n") if line else None
 
 
@@ -393,10 +402,8 @@ class ImcsServer(socketserver.ThreadingTCPServer):
             _send_quietly(session, f"= {result}", f"{code} {result}")
         logger.info("imcs game over: %s", result)
         for session in (players[chess.WHITE], players[chess.BLACK]):
-            try:
+            with contextlib.suppress(OSError):
                 session.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             session.sock.close()
 
 

@@ -52,9 +52,21 @@ from typing import Optional
 
 import chess
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
-from blindchess.variants.geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, Geometry, code_piece, piece_code
+from blindchess.errors import BlindchessError
+from blindchess.variants.geometry import (
+    BISHOP,
+    BLACK_OFFSET,
+    EMPTY,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    Geometry,
+    code_piece,
+    piece_code,
+)
 
 MINICHESS_START = "kqbnr/ppppp/5/5/PPPPP/RNBQK"
 """The seed's start position, rank 6 first (a small-board placement: digits count empty squares)."""
@@ -208,7 +220,9 @@ class MiniChessRules:
         cells = [EMPTY] * 64
         for square, piece in board.piece_map().items():
             if not self.geometry.contains(square):
-                raise PlacementError(f"{board.fen()}: {piece.symbol()} on {chess.square_name(square)} is off the {self.files}x{self.ranks} board")
+                raise PlacementError(
+                    f"{board.fen()}: {piece.symbol()} on {chess.square_name(square)} is off the {self.files}x{self.ranks} board"
+                )
             cells[square] = piece_code(piece)
         ply = 2 * (board.fullmove_number - 1) + (0 if board.turn == chess.WHITE else 1)
         return Position(cells, board.turn, ply)
@@ -239,7 +253,7 @@ class MiniChessRules:
                     other = cells[target]
                     if other != EMPTY and (other < low or other > high):
                         append(square | target << 6 | flag)
-            elif kind == KNIGHT or kind == KING:
+            elif kind in (KNIGHT, KING):
                 for target in (geometry.knight if kind == KNIGHT else geometry.king)[square]:
                     other = cells[target]
                     if other < low or other > high:

@@ -66,7 +66,7 @@ class GreedyMiniChessPlayer:
             gain = WIN if captured in (KING, KING + BLACK_OFFSET) else _code_value(captured)
             scores.append(gain + (PIECE_VALUES[QUEEN] - PIECE_VALUES[PAWN] if move & PROMOTION_FLAG else 0))
         best = max(scores)
-        choices = [move for move, score in zip(moves, scores) if score == best]
+        choices = [move for move, score in zip(moves, scores, strict=True) if score == best]
         return decode(choices[int(self.rng.integers(len(choices)))])
 
 

@@ -104,7 +104,7 @@ class ReconMiniChessRules:
             if target == self.geometry.pawn_push[turn][origin]:
                 return -1 if occupied else move
             return move if occupied else -1  # a diagonal needs an (opponent) piece to take
-        if kind == KNIGHT or kind == KING:
+        if kind in (KNIGHT, KING):
             return move
         if kind == BISHOP and self.game.imcs and target in self.geometry.orthogonal_step[origin]:
             return -1 if occupied else move  # the IMCS step never captures

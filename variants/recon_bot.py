@@ -17,11 +17,13 @@ its parts know the small board:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
+
 from blindchess.arbiter import ObservingPlayer
 from blindchess.arbiter.observations import GameStarted, Observation, OpponentMoved
 from blindchess.arbiter.types import Square

@@ -21,7 +21,6 @@ from html import escape
 from importlib import resources
 from typing import Any, Optional
 
-from blindchess.bots.registry import BOTS
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -29,6 +28,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from blindchess.bots.registry import BOTS
 
 from .belief_views import BELIEFS
 from .library import UnknownGameError

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
+
 from blindchess.arbiter.observations import Observation
 from blindchess.beliefs import (
     Belief,

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
-from blindchess.dependencies import require
-
 from blindchess.arguments import database_path, listen_port, non_negative_seconds, positive_int, positive_seconds
+from blindchess.dependencies import require
 
 
 def add_parser(subparsers: Any) -> None:

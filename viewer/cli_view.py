@@ -24,7 +24,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=int, default=8080, help="TCP port; 0 picks a free one (the URL is printed)")
     parser.add_argument(
-        "--games-dir", type=Path, default=None, help="where games played in the browser are saved (default: FOLDER, else ./blindchess-games)"
+        "--games-dir", type=Path, default=None,
+        help="where games played in the browser are saved (default: FOLDER, else ./blindchess-games)",
     )
     parser.add_argument("--max-boards", type=int, default=None, help="cap of the board-set belief (default 200000)")
     parser.set_defaults(run=run)

@@ -15,9 +15,10 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from blindchess.arbiter.history import GameHistory, HistoryFormatError
 from blindchess.errors import BlindchessError

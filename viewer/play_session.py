@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import chess
+
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import BotFaultError, Referee, play_turn
@@ -64,7 +66,8 @@ class PlaySession:
         self.fault: Optional[str] = None
         self.clocks: list[list[float]] = [[seconds, seconds]]
         try:
-            self.referee.call(bot, not human_color, "handle_game_start", not human_color, self.game.rules.copy(self.game.board), HUMAN_NAME, timed=False)
+            start = self.game.rules.copy(self.game.board)
+            self.referee.call(bot, not human_color, "handle_game_start", not human_color, start, HUMAN_NAME, timed=False)
         except BotFaultError as error:
             self.game.resign(not human_color)
             self.fault = error.fault.message
@@ -186,7 +189,8 @@ class PlaySession:
         history = game.get_game_history()
         assert history is not None, "a game is over after end()"
         try:
-            self.referee.call(self.bot, not self.color, "handle_game_end", game.get_winner_color(), game.get_win_reason(), history, timed=False)
+            winner, reason = game.get_winner_color(), game.get_win_reason()
+            self.referee.call(self.bot, not self.color, "handle_game_end", winner, reason, history, timed=False)
         except BotFaultError as error:
             logger.warning("bot fault at the end: %s", error.fault.message)
         if len(self.clocks) != history.num_turns() + 1:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import chess
+
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import (
     GameEnded,
@@ -139,7 +140,7 @@ def event_plies(events: list[Observation]) -> list[int]:
 
 def observations_at(events: list[Observation], ply: int) -> list[Observation]:
     """The prefix of one colour's `events` that the player had received by `ply` (GameEnded left out)."""
-    return [event for event, known in zip(events, event_plies(events)) if 0 <= known <= ply]
+    return [event for event, known in zip(events, event_plies(events), strict=True) if 0 <= known <= ply]
 
 
 def replay_document(history: GameHistory, clocks: Optional[list[list[float]]] = None) -> dict[str, Any]:

@@ -7,11 +7,13 @@ the benchmark); `run_foreground` is what `blindchess view` calls.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 import uvicorn
-from blindchess.server.server import bind
 from starlette.types import ASGIApp
+
+from blindchess.server.server import bind
 
 
 def _server(app: ASGIApp) -> uvicorn.Server:

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import chess
 import numpy as np
+
 from blindchess.arbiter.history import GameHistory
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.bots.registry import BOTS, make_bot, resolve_bot

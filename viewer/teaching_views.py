@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import chess
+
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import MoveResult, SenseResult
 from blindchess.beliefs.small_board import BayesStep, BoardKey, EnumeratedBelief
@@ -86,7 +87,7 @@ def teaching_view(history: GameHistory, rules: ReconMiniChessRules, color: chess
     belief = EnumeratedBelief(rules)
     steps = []
     truth = _truth_key(rules, truth_fens[ply])
-    for event, known in zip(events, plies):
+    for event, known in zip(events, plies, strict=True):
         if not 0 <= known <= ply:
             continue
         belief.update(event)

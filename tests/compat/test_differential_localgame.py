@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
+from enum import Enum
+from functools import partial
 from typing import Optional
 
 import chess
@@ -29,7 +31,7 @@ import pytest
 import reconchess
 from reconchess.history import GameHistoryEncoder
 
-from blindchess.arbiter import GameHistory, LocalGame, Observation, Turn, WinReason, rules
+from blindchess.arbiter import GameHistory, GameStarted, LocalGame, Observation, Turn, WinReason, rules
 
 GAMES = 2000
 CHUNKS = 8
@@ -137,9 +139,7 @@ def interesting_moves(board: chess.Board, actions: list[chess.Move], rng: np.ran
         elif move.promotion is not None:
             # a promotion, sometimes requested without the piece (the arbiter adds a queen)
             candidates.append(chess.Move(move.from_square, move.to_square) if rng.random() < 0.5 else move)
-        elif piece in SLIDERS and distance >= 2:
-            candidates.append(move)
-        elif piece == chess.PAWN:
+        elif (piece in SLIDERS and distance >= 2) or piece == chess.PAWN:
             candidates.append(move)
     return candidates
 
@@ -190,9 +190,9 @@ def assert_same_error(ours_call, theirs_call) -> None:  # type: ignore[no-untype
     assert str(ours_error.value) == str(theirs_error.value)
 
 
-def reason_name(reason: object) -> Optional[str]:
+def reason_name(reason: Optional[Enum]) -> Optional[str]:
     """The member name: the two packages' WinReason enums are different classes with the same members."""
-    return None if reason is None else str(getattr(reason, "name"))
+    return None if reason is None else str(reason.name)
 
 
 def play_differential_game(seed: int, counts: Counter[str]) -> None:
@@ -224,7 +224,7 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
 
         if rng.random() < 0.02:
             bad = int(rng.choice([-1, 64, 100]))
-            assert_same_error(lambda: ours.sense(bad), lambda: theirs.sense(bad))
+            assert_same_error(partial(ours.sense, bad), partial(theirs.sense, bad))
             counts["refused sense"] += 1
         square = None if rng.random() < 0.1 else int(rng.integers(64))
         assert ours.sense(square) == theirs.sense(square)
@@ -237,8 +237,8 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
 
         board = theirs.board
         if rng.random() < 0.03:
-            bad = bad_move(board, move_actions, rng)
-            assert_same_error(lambda: ours.move(bad), lambda: theirs.move(bad))
+            illegal = bad_move(board, move_actions, rng)
+            assert_same_error(partial(ours.move, illegal), partial(theirs.move, illegal))
             counts["refused move"] += 1
         if rng.random() < setup.pass_probability:
             requested = None
@@ -276,7 +276,9 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
         assert events[color] == ours_history.observations(color)
         expected = events[color]
         if not ours_history.has_move(Turn(chess.WHITE, 0)):  # a file keeps the start position only in White's first move
-            expected = [replace(expected[0], starting_fen=chess.STARTING_FEN), *expected[1:]]
+            start = expected[0]
+            assert isinstance(start, GameStarted)
+            expected = [replace(start, starting_fen=chess.STARTING_FEN), *expected[1:]]
         assert reloaded.observations(color) == expected
 
 

@@ -15,8 +15,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import chess
 import pytest
@@ -26,11 +27,11 @@ from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 from reconchess.history import GameHistoryEncoder
 
 from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register
-from blindchess.bots.random_bot import RandomBot
 
 TURN_LIMIT = 8
 
@@ -82,7 +83,9 @@ def local_games() -> list[Callable[[], Any]]:
     ]
 
 
-def play_both_sides(server: ServerThread, white: str, black: str, white_play: Callable[..., Any], black_play: Callable[..., Any]) -> dict[str, Any]:
+def play_both_sides(
+    server: ServerThread, white: str, black: str, white_play: Callable[..., Any], black_play: Callable[..., Any]
+) -> dict[str, Any]:
     game_id = ServerSession(server.url, white, "pw-" + white).invite(black, True)
     results: dict[str, Any] = {}
 
@@ -154,7 +157,7 @@ def test_rc_register_and_rc_connect_play_an_invited_game(server: ServerThread, t
     try:
         session = ServerSession(server.url, "inviter", "pw-inviter")
         game_id = session.invite("rc_connect_bot", False)
-        winner, reason, history_object = play_remote_game(session, game_id, RandomBot(rng=5), poll_seconds=0.05)
+        _winner, reason, history_object = play_remote_game(session, game_id, RandomBot(rng=5), poll_seconds=0.05)
         history = as_json(history_object)
         assert history["white_name"] == "rc_connect_bot" and history["black_name"] == "inviter"
         assert reason is not None and reason.name in ("TURN_LIMIT", "KING_CAPTURE")

@@ -11,15 +11,24 @@ a model's fast estimate (the neural posterior), whose samples follow its weighte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.beliefs import (
-    Belief, BoardSet, HybridBelief, LearnedPrior, NeuralPosterior, NoisySensing, OpponentMoveModel, ParticleFilter,
-    ReferenceBoardSet, weighted,
+    Belief,
+    BoardSet,
+    HybridBelief,
+    LearnedPrior,
+    NeuralPosterior,
+    NoisySensing,
+    OpponentMoveModel,
+    ParticleFilter,
+    ReferenceBoardSet,
+    weighted,
 )  # fmt: skip
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.variants.teaching import TEACHING_4X4

@@ -9,7 +9,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.registry import resolve_bot
 
@@ -17,9 +17,10 @@ PRESET_NAMES = ("flagship", "belief-eig", "belief-random")
 FAST = {"search_depth": 1, "boards": 2, "safety_boards": 8}
 
 
-def _play(name: str, color: chess.Color, seed: int) -> tuple[str, object]:
+def _play(name: str, color: chess.Color, seed: int) -> tuple[str, GameHistory]:
     _, bot_class = resolve_bot(name)
-    bot, opponent = bot_class(rng=seed, **FAST), RandomBot(rng=seed + 1)
+    bot = bot_class(rng=seed, **FAST)  # type: ignore[call-arg]  # ours take rng; type[Player] does not say
+    opponent = RandomBot(rng=seed + 1)
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
     _, _, history = play_local_game(white, black, game=LocalGame(full_turn_limit=12))
     return history.to_json(), history

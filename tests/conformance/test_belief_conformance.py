@@ -8,10 +8,6 @@ the factory's rules (small enough for the reference to keep up).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import chess
@@ -19,6 +15,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.ruleset import Rules
 from blindchess.beliefs import (
     N_CHANNELS,
     Belief,
@@ -29,20 +26,21 @@ from blindchess.beliefs import (
     channel,
 )
 from blindchess.beliefs.random_games import ObservedGame, play_random_game
+from blindchess.tests.conformance.belief_registry import BELIEF_FACTORIES, BeliefFactory
 
-_spec = importlib.util.spec_from_file_location("belief_registry", Path(__file__).with_name("belief_registry.py"))
-assert _spec is not None and _spec.loader is not None
-registry = importlib.util.module_from_spec(_spec)
-sys.modules["belief_registry"] = registry  # dataclasses look their module up there
-_spec.loader.exec_module(registry)
-
-FACTORIES = registry.BELIEF_FACTORIES
+FACTORIES = BELIEF_FACTORIES
 GAME_SEEDS = (1, 2, 3)
 
 
-@cache
-def _game(ruleset: Any, seed: int, full_turns: int = 3) -> ObservedGame:
-    return play_random_game(np.random.default_rng(seed), full_turn_limit=full_turns, ruleset=ruleset)
+_GAMES: dict[tuple[int, int, int], ObservedGame] = {}
+
+
+def _game(ruleset: Rules[Any], seed: int, full_turns: int = 3) -> ObservedGame:
+    """A seeded random game under `ruleset`, played once and shared (rule sets are module-level singletons)."""
+    key = (id(ruleset), seed, full_turns)
+    if key not in _GAMES:
+        _GAMES[key] = play_random_game(np.random.default_rng(seed), full_turn_limit=full_turns, ruleset=ruleset)
+    return _GAMES[key]
 
 
 def _start(factory: Any) -> tuple[str, chess.Board]:
@@ -51,8 +49,9 @@ def _start(factory: Any) -> tuple[str, chess.Board]:
 
 
 @pytest.fixture(params=FACTORIES, ids=[f.name for f in FACTORIES])
-def factory(request: pytest.FixtureRequest):  # noqa: ANN201
-    return request.param
+def factory(request: pytest.FixtureRequest) -> BeliefFactory:
+    chosen: BeliefFactory = request.param
+    return chosen
 
 
 def _fed(belief: Belief, game: ObservedGame, color: chess.Color, upto: int) -> Belief:
@@ -62,11 +61,11 @@ def _fed(belief: Belief, game: ObservedGame, color: chess.Color, upto: int) -> B
     return belief
 
 
-def test_satisfies_the_protocol(factory) -> None:  # noqa: ANN001
+def test_satisfies_the_protocol(factory: BeliefFactory) -> None:
     assert isinstance(factory.make(), Belief)
 
 
-def test_refuses_queries_before_game_start(factory) -> None:  # noqa: ANN001
+def test_refuses_queries_before_game_start(factory: BeliefFactory) -> None:
     belief = factory.make()
     with pytest.raises(BeliefError):
         belief.update(OpponentMoved(None))
@@ -74,7 +73,7 @@ def test_refuses_queries_before_game_start(factory) -> None:  # noqa: ANN001
         belief.marginals()
 
 
-def test_initialised_by_game_start(factory) -> None:  # noqa: ANN001
+def test_initialised_by_game_start(factory: BeliefFactory) -> None:
     belief = factory.make()
     fen, board = _start(factory)
     belief.update(GameStarted(chess.BLACK, fen))
@@ -88,11 +87,11 @@ def test_initialised_by_game_start(factory) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize("seed", GAME_SEEDS)
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
-def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory, seed: int, color: chess.Color) -> None:  # noqa: ANN001
+def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory: BeliefFactory, seed: int, color: chess.Color) -> None:
     game = _game(factory.ruleset, seed)
     belief = factory.make()
     seen: set[type] = set()
-    for event, truth in zip(game.events[color], game.truth[color]):
+    for event, truth in zip(game.events[color], game.truth[color], strict=True):
         belief.update(event)
         seen.add(type(event))
         if isinstance(event, GameEnded):
@@ -108,7 +107,7 @@ def test_every_event_keeps_a_normalised_belief_holding_the_truth(factory, seed: 
     assert {GameStarted, OpponentMoved, SenseResult, MoveResult, GameEnded} <= seen
 
 
-def test_samples_are_members_and_deterministic_by_seed(factory) -> None:  # noqa: ANN001
+def test_samples_are_members_and_deterministic_by_seed(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), _game(factory.ruleset, 1), chess.BLACK, 5)
     first = belief.sample(50, np.random.default_rng(7))
     second = belief.sample(50, np.random.default_rng(7))
@@ -117,7 +116,7 @@ def test_samples_are_members_and_deterministic_by_seed(factory) -> None:  # noqa
     assert belief.sample(0, np.random.default_rng(0)) == []
 
 
-def test_marginals_agree_with_the_samples(factory) -> None:  # noqa: ANN001
+def test_marginals_agree_with_the_samples(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), _game(factory.ruleset, 2), chess.WHITE, 5)
     samples = belief.sample(4000, np.random.default_rng(3))
     empirical = np.zeros((64, N_CHANNELS))
@@ -129,13 +128,13 @@ def test_marginals_agree_with_the_samples(factory) -> None:  # noqa: ANN001
     np.testing.assert_allclose(empirical / len(samples), factory.sample_marginals(belief), atol=0.04)
 
 
-def test_non_members(factory) -> None:  # noqa: ANN001
+def test_non_members(factory: BeliefFactory) -> None:
     belief = _fed(factory.make(), _game(factory.ruleset, 3), chess.WHITE, 4)
     assert chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1") not in belief
     assert "not a board" not in belief
 
 
-def test_copy_is_independent(factory) -> None:  # noqa: ANN001
+def test_copy_is_independent(factory: BeliefFactory) -> None:
     """Updating either side of a copy (a sense, an own move, an opponent move) leaves the other as it was."""
     game = _game(factory.ruleset, 1)
     events, truth = game.events[chess.WHITE], game.truth[chess.WHITE]
@@ -151,7 +150,7 @@ def test_copy_is_independent(factory) -> None:  # noqa: ANN001
     assert _snapshot(clone, truth[4]) == after
 
 
-def test_same_events_same_belief(factory) -> None:  # noqa: ANN001
+def test_same_events_same_belief(factory: BeliefFactory) -> None:
     one = _fed(factory.make(), _game(factory.ruleset, 2), chess.BLACK, 6)
     two = _fed(factory.make(), _game(factory.ruleset, 2), chess.BLACK, 6)
     np.testing.assert_array_equal(one.marginals(), two.marginals())
@@ -167,12 +166,12 @@ def test_not_initialised_error_is_a_belief_error() -> None:
 MALFORMED: list[Any] = [
     OpponentMoved(-1),
     OpponentMoved(64),
-    OpponentMoved("e4"),
+    OpponentMoved("e4"),  # type: ignore[arg-type]  # malformed on purpose
     SenseResult(99, ()),
     SenseResult(-3, ()),
     SenseResult(chess.B2, ((-3, None),)),
-    SenseResult(chess.B2, ((chess.B2, "K"),)),
-    MoveResult("a2a3", None, None),
+    SenseResult(chess.B2, ((chess.B2, "K"),)),  # type: ignore[arg-type]  # malformed on purpose
+    MoveResult("a2a3", None, None),  # type: ignore[arg-type]  # malformed on purpose
     MoveResult(chess.Move(chess.A2, 64), None, None),
     MoveResult(None, None, -1),
     "OpponentMoved(None)",
@@ -217,7 +216,7 @@ def _impossible(event: Observation, truth: chess.Board, color: chess.Color) -> l
 
 
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
-def test_a_refused_update_changes_nothing(factory, color: chess.Color) -> None:  # noqa: ANN001
+def test_a_refused_update_changes_nothing(factory: BeliefFactory, color: chess.Color) -> None:
     """Before every event of a game: impossible and malformed variants raise and change nothing.
 
     A twin belief sees only the true events; after each true event both must read the

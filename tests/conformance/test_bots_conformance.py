@@ -10,7 +10,7 @@ import chess
 import chess.engine
 import pytest
 
-from blindchess.arbiter import LocalGame, WinReason, play_local_game
+from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.registry import resolve_bot
 
@@ -22,18 +22,18 @@ FAST_SETTINGS: dict[str, dict[str, object]] = {"trout": {"limit": chess.engine.L
 TURN_LIMIT = 20
 
 
-def _play(name: str, color: chess.Color, seed: int) -> tuple[str, object]:
+def _play(name: str, color: chess.Color, seed: int) -> tuple[str, GameHistory]:
     _, bot_class = resolve_bot(name)
-    bot = bot_class(rng=seed, **FAST_SETTINGS.get(name, {}))
+    bot = bot_class(rng=seed, **FAST_SETTINGS.get(name, {}))  # type: ignore[call-arg]  # ours take rng; type[Player] does not say
     opponent = RandomBot(rng=seed + 1)
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
-    winner, reason, history = play_local_game(white, black, game=LocalGame(full_turn_limit=TURN_LIMIT))
+    _winner, _reason, history = play_local_game(white, black, game=LocalGame(full_turn_limit=TURN_LIMIT))
     return history.to_json(), history
 
 
 @pytest.mark.parametrize("name", BASELINES)
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
-def test_bot_plays_without_faults_and_replays_by_seed(name, color):
+def test_bot_plays_without_faults_and_replays_by_seed(name: str, color: chess.Color) -> None:
     first_json, history = _play(name, color, seed=21)
     assert history.faults == []  # never raised, never answered outside its action lists, never overran
     assert history.get_win_reason() in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT, WinReason.MOVE_LIMIT)

@@ -41,12 +41,13 @@ class ListBelief:
         return board_grid(self.boards)
 
     def weights(self) -> np.ndarray:
-        return self._weights
+        weights: np.ndarray = self._weights
+        return weights
 
     def marginals(self) -> np.ndarray:
         grid = self.piece_grid()
         result = np.zeros((64, 13))
-        for row, weight in zip(grid, self._weights):
+        for row, weight in zip(grid, self._weights, strict=True):
             result[np.arange(64), row] += weight
         return result
 

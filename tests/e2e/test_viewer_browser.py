@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import chess
 import numpy as np
 import pytest
+
 from blindchess.beliefs import BoardSet
 from blindchess.viewer.app import build_viewer
 from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
@@ -136,7 +138,7 @@ def check_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer: tuple[str, 
         assert int(page.get_attribute("#belief-stats", "data-size") or -1) == len(belief)
         assert page.locator("#samples .mini").count() == 6
     page.click("#chart-all")  # the support size and entropy over the whole game
-    page.wait_for_function("document.querySelector('#chart text:last-of-type').textContent === 'ply %d'" % history.num_turns())
+    page.wait_for_function(f"document.querySelector('#chart text:last-of-type').textContent === 'ply {history.num_turns()}'")
     shoot(page, "heatmap")
     # one piece type at a time: Black's queen, as White believes it at ply 8 (channel 11)
     page.select_option("#piece-select", "4")
@@ -211,7 +213,8 @@ def check_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[
         if page.get_attribute("body", "data-phase") == "over":
             break
         version = page.get_attribute("body", "data-version")
-        page.click(f'#board .cell[data-square="{chess.square_name(int(rng.choice([18, 19, 20, 21, 26, 27, 28, 29, 34, 35, 36, 37, 42, 43, 44, 45])))}"]')
+        centre = int(rng.choice([18, 19, 20, 21, 26, 27, 28, 29, 34, 35, 36, 37, 42, 43, 44, 45]))
+        page.click(f'#board .cell[data-square="{chess.square_name(centre)}"]')
         page.wait_for_selector(f"body[data-phase='move']:not([data-version='{version}'])")
         if turns == 1:
             shoot(page, "play-sensed")

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from blindchess.cli import main as cli_main
 from blindchess.variants.imcs_client import play_imcs_game
 from blindchess.variants.imcs_server import HELP_LINES, ImcsServer
 from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer
-from blindchess.cli import main as cli_main
 
 START_BOARD = ["kqbnr", "ppppp", ".....", ".....", "PPPPP", "RNBQK"]
 
@@ -239,7 +239,10 @@ def test_cli_imcs_command_plays_against_a_raw_client(capsys: pytest.CaptureFixtu
     codes = []
     thread = threading.Thread(
         target=lambda: codes.append(
-            cli_main(["imcs", "alphabeta", "--server", f"127.0.0.1:{port}", "--user", "cli", "--password", "pw", "--offer", "B", "--depth", "2"])
+            cli_main([
+                "imcs", "alphabeta", "--server", f"127.0.0.1:{port}", "--user", "cli", "--password", "pw",
+                "--offer", "B", "--depth", "2",
+            ])
         )
     )
     thread.start()

@@ -31,7 +31,7 @@ def test_truth_in_the_exact_set_over_2000_games(block: int) -> None:
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=6)
         for color in (chess.WHITE, chess.BLACK):
             belief = BoardSet(max_boards=CAP)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 belief.update(event)
                 if isinstance(event, GameEnded):
                     continue
@@ -51,7 +51,7 @@ def test_short_games_truth_marginals_and_sampling(seed: int, turns: int, weighte
     model = OpponentMoveModel.capture_biased() if weighted else None
     for color in (chess.WHITE, chess.BLACK):
         belief = BoardSet(max_boards=None, move_model=model)
-        for event, truth in zip(game.events[color], game.truth[color]):
+        for event, truth in zip(game.events[color], game.truth[color], strict=True):
             belief.update(event)
             if not isinstance(event, GameEnded):
                 assert truth in belief
@@ -84,7 +84,7 @@ def test_cap_backlog_and_exact_recovery() -> None:
         game = play_random_game(np.random.default_rng(10_000 + seed), full_turn_limit=4, sense_probability=0.3)
         for color in (chess.WHITE, chess.BLACK):
             capped, full = BoardSet(max_boards=200), BoardSet(max_boards=None)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 capped.update(event)
                 full.update(event)
                 assert len(capped) <= 200 + 512

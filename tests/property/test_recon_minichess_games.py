@@ -16,8 +16,8 @@ from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import WinReason
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules
-from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 from blindchess.variants.recon_bot import ReconMiniChessBot
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 
 SEEDED_GAMES = 500
 MOVE_LIMIT = RECON_MINICHESS.full_turn_limit
@@ -38,10 +38,12 @@ def play_checked(rules: ReconMiniChessRules, white: ReconMiniChessBot, black: Re
         capture: Optional[int] = game.opponent_move_results()
         player.handle_opponent_move_result(capture is not None, capture)
         assert game.board in player.belief
-        square = player.choose_sense(game.sense_actions(), game.move_actions(), game.get_seconds_left())
+        sense_actions, move_actions = game.sense_actions(), game.move_actions()
+        assert sense_actions is not None and move_actions is not None, "the game is not over"
+        square = player.choose_sense(sense_actions, move_actions, game.get_seconds_left())
         player.handle_sense_result(game.sense(square))
         assert game.board in player.belief
-        requested, taken, capture = game.move(player.choose_move(game.move_actions(), game.get_seconds_left()))
+        requested, taken, capture = game.move(player.choose_move(move_actions, game.get_seconds_left()))
         player.handle_move_result(requested, taken, capture is not None, capture)
         assert game.board in player.belief  # the mover's belief after its own move: the board the opponent now faces
         checks += 3
@@ -69,7 +71,7 @@ def test_play_local_game_runs_recon_minichess_unchanged() -> None:
     game: LocalGame[Any] = LocalGame(seconds_per_player=None, full_turn_limit=MOVE_LIMIT, rules=RECON_MINICHESS)
     white = ReconMiniChessBot(RECON_MINICHESS, np.random.default_rng(3), explore=0.2)
     black = ReconMiniChessBot(RECON_MINICHESS, np.random.default_rng(4), explore=0.2)
-    winner, reason, history = play_local_game(white, black, game=game)
+    _winner, reason, history = play_local_game(white, black, game=game)
     assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT) and not history.faults
     final = RECON_MINICHESS.starting_board(history.truth_fen_after_move(history.last_turn()))
     assert (RECON_MINICHESS.king_captured(final) is not None) == (reason == WinReason.KING_CAPTURE)

@@ -77,5 +77,6 @@ def test_command_line_rejects_an_unknown_bot() -> None:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "blindchess", "simulchess", "search", "nobody"], capture_output=True, text=True, timeout=60)
+    command = [sys.executable, "-m", "blindchess", "simulchess", "search", "nobody"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "nobody" in result.stderr

@@ -8,13 +8,14 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.beliefs.small_board import EnumeratedBelief
-from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs.base import Belief, InconsistentObservationError, WeightedBoards
+from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.variants.recon import ReconMiniChessRules
+from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 
 
-def play_and_check(rules, seed: int, max_plies: int = 60) -> int:
+def play_and_check(rules: ReconMiniChessRules, seed: int, max_plies: int = 60) -> int:
     """A seeded random recon game; both players' beliefs are checked after every event. Returns the largest support."""
     rng = np.random.default_rng(seed)
     board = rules.starting_board()
@@ -24,7 +25,7 @@ def play_and_check(rules, seed: int, max_plies: int = 60) -> int:
     capture, largest = None, 1
     for _ in range(max_plies):
         belief = beliefs[rules.turn(board)]
-        events = [OpponentMoved(capture)]
+        events: list[Observation] = [OpponentMoved(capture)]
         square = int(rng.choice(rules.sense_actions(board)))
         events.append(SenseResult(square, rules.sense(board, square)))
         for event in events:
@@ -45,7 +46,7 @@ def play_and_check(rules, seed: int, max_plies: int = 60) -> int:
 
 
 @pytest.mark.parametrize("rules", [TEACHING_4X4, TEACHING_4X5], ids=lambda r: r.name)
-def test_truth_stays_in_the_belief_over_seeded_games(rules) -> None:
+def test_truth_stays_in_the_belief_over_seeded_games(rules: ReconMiniChessRules) -> None:
     sizes = [play_and_check(rules, seed) for seed in range(40 if rules is TEACHING_4X4 else 10)]
     assert max(sizes) > 1  # the hidden information is real
 

@@ -21,7 +21,7 @@ def test_frozen_piece_behaves_as_a_chess_piece(piece_type: chess.PieceType, colo
     shared, plain = frozen_piece(piece_type, color), chess.Piece(piece_type, color)
     assert shared is frozen_piece(piece_type, color)
     assert isinstance(shared, chess.Piece)
-    assert shared == plain and plain == shared and not shared != plain
+    assert shared == plain and plain == shared and not shared != plain  # noqa: SIM202 - tests __ne__ itself
     assert hash(shared) == hash(plain) and {plain: 1}[shared] == 1
     assert (shared.symbol(), str(shared), repr(shared)) == (plain.symbol(), str(plain), repr(plain))
     other = chess.Piece(piece_type % 6 + 1, color)

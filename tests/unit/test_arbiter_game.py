@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import chess
@@ -10,7 +11,7 @@ import pytest
 from blindchess.arbiter import IllegalActionError, LocalGame, WinReason
 
 
-def play_one_turn(game: LocalGame, pause: float = 0.0) -> None:
+def play_one_turn(game: LocalGame[chess.Board], pause: float = 0.0) -> None:
     game.sense(None)
     time.sleep(pause)
     game.move(None)
@@ -54,7 +55,7 @@ def test_a_named_colour_can_resign_out_of_turn() -> None:
 def test_garbage_requests_raise_a_value_error_naming_them() -> None:
     game = LocalGame()
     game.start()
-    with pytest.raises(IllegalActionError, match="'e2e4' is not a chess.Move"):
+    with pytest.raises(IllegalActionError, match=re.escape("'e2e4' is not a chess.Move")):
         game.move("e2e4")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"LocalGame::sense\(64\): 64 is not a valid square"):
         game.sense(64)

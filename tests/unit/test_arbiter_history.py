@@ -20,6 +20,7 @@ from blindchess.arbiter import (
     MoveResult,
     Observation,
     OpponentMoved,
+    Player,
     SenseResult,
     Turn,
     WinReason,
@@ -30,8 +31,8 @@ P, N, R = chess.Piece.from_symbol("P"), chess.Piece.from_symbol("N"), chess.Piec
 p, n, r = chess.Piece.from_symbol("p"), chess.Piece.from_symbol("n"), chess.Piece.from_symbol("r")
 
 
-class RandomPolicy(reconchess.Player):  # type: ignore[misc]
-    """Seeded random play; a reconchess.Player so both packages' play loops run it."""
+class RandomPolicy(Player, reconchess.Player):
+    """Seeded random play; our Player and a reconchess.Player, so both packages' play loops run it."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -83,7 +84,10 @@ def answers(history: Any) -> dict[str, Any]:
         "names": (history.get_white_player_name(), history.get_black_player_name()),
         "result": (history.get_winner_color(), None if reason is None else reason.name),
         "counts": (history.num_turns(), history.num_turns(chess.WHITE), history.num_turns(chess.BLACK), history.is_empty()),
-        "ends": [str(t) for t in (history.first_turn(), history.last_turn(), history.last_turn(chess.WHITE), history.last_turn(chess.BLACK))],
+        "ends": [
+            str(t)
+            for t in (history.first_turn(), history.last_turn(), history.last_turn(chess.WHITE), history.last_turn(chess.BLACK))
+        ],
         "slices": [str(t) for t in history.turns(start=1, stop=3)] + [str(t) for t in history.turns(chess.BLACK, stop=2)],
         "collected": list(history.collect(history.taken_move, history.turns(chess.WHITE))),
         "turns": per_turn,
@@ -114,7 +118,7 @@ def test_our_files_load_in_reconchess_and_answer_the_same(seed: int, tmp_path: P
     assert GameHistory.from_json(ours.to_json()) == ours
 
 
-def scripted_game(observer: Any = None) -> LocalGame:
+def scripted_game(observer: Any = None) -> LocalGame[chess.Board]:
     """e4, d5, exd5 (capture), Qxd5 (capture back); White senses, then resigns."""
     game = LocalGame(seconds_per_player=None, observer=observer)
     game.store_players("Ann", "Bob")
@@ -248,5 +252,5 @@ def test_corrupt_files_raise_a_clear_error(corrupt: Any, problem: str, tmp_path:
 def test_binary_file_raises_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "binary.json"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(HistoryFormatError, match="binary.json"):
+    with pytest.raises(HistoryFormatError, match=r"binary\.json"):
         GameHistory.from_file(str(path))

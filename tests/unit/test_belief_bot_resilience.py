@@ -71,9 +71,9 @@ class StockfishKillingFlagship(FlagshipBot):
 def test_a_killed_stockfish_does_not_lose_the_game(color: chess.Color) -> None:
     bot = StockfishKillingFlagship(rng=11, kill_before_turns=(2, 5))
     opponent = RandomBot(rng=12)
-    players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
     game = LocalGame(seconds_per_player=60, seconds_increment=0, full_turn_limit=10)
-    winner, reason, history = play_local_game(*players, game=game)
+    winner, reason, history = play_local_game(white, black, game=game)
     assert bot.killed, "the game ended before Stockfish could be killed"
     assert bot.pids_after_kill - set(bot.killed), "no new Stockfish process was started after the kill"
     assert [fault for fault in history.faults if fault.color == color] == []
@@ -87,9 +87,9 @@ def test_thirty_seconds_no_increment_never_loses_on_time() -> None:
     for index in range(10):
         color = chess.WHITE if index % 2 == 0 else chess.BLACK
         bot, opponent = FlagshipBot(rng=100 + index), RandomBot(rng=200 + index)
-        players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+        white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
         game = LocalGame(seconds_per_player=30, seconds_increment=0, full_turn_limit=20)
-        winner, reason, history = play_local_game(*players, game=game)
+        winner, reason, history = play_local_game(white, black, game=game)
         reasons.append(reason)
         assert not (reason == WinReason.TIMEOUT and winner != color), f"game {index}: lost on time"
         assert [fault for fault in history.faults if fault.color == color] == [], f"game {index}: {history.faults}"
@@ -133,8 +133,8 @@ class BadEventBeliefBot(BeliefBot):
 def test_bad_events_leave_the_belief_as_if_they_never_came_and_nothing_is_copied(color: chess.Color) -> None:
     CountingBoardSet.copies = 0
     bot, opponent = BadEventBeliefBot(rng=5), RandomBot(rng=6)
-    players = (bot, opponent) if color == chess.WHITE else (opponent, bot)
-    _, reason, history = play_local_game(*players, game=LocalGame(seconds_per_player=None, full_turn_limit=6))
+    white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
+    _, _, history = play_local_game(white, black, game=LocalGame(seconds_per_player=None, full_turn_limit=6))
     assert [fault for fault in history.faults if fault.color == color] == []
     assert bot.turns >= 3 and bot.rebuilds == 1 and not bot.belief_stale  # the impossible sense forced one rebuild
     assert bot.events == history.observations(color)  # the malformed events dropped, the impossible sense skipped by the rebuild

@@ -8,7 +8,8 @@ off-board squares or wrong types raised `IndexError`/`AttributeError`/`TypeError
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import chess
 import numpy as np
@@ -135,7 +136,9 @@ MALFORMED_ON_OUR_TURN = [
 
 
 @pytest.mark.parametrize("name", BELIEFS)
-@pytest.mark.parametrize("event, quoted", MALFORMED_ON_OUR_TURN, ids=[f"{type(e).__name__}-{n}" for n, (e, _) in enumerate(MALFORMED_ON_OUR_TURN)])
+@pytest.mark.parametrize(
+    "event, quoted", MALFORMED_ON_OUR_TURN, ids=[f"{type(e).__name__}-{n}" for n, (e, _) in enumerate(MALFORMED_ON_OUR_TURN)]
+)
 def test_malformed_senses_and_moves_are_refused_quoting_the_value(name: str, event: Any, quoted: str) -> None:
     belief, truth = _after_two_moves(BELIEFS[name])
     before = _snapshot(belief, truth)
@@ -147,7 +150,8 @@ def test_malformed_senses_and_moves_are_refused_quoting_the_value(name: str, eve
 
 
 def test_a_bad_starting_fen_is_refused_and_changes_nothing() -> None:
-    for make in (*BELIEFS.values(), lambda: EnumeratedBelief(TEACHING_4X4)):
+    makers: list[Callable[[], Belief]] = [*BELIEFS.values(), lambda: EnumeratedBelief(TEACHING_4X4)]
+    for make in makers:
         belief = make()
         with pytest.raises(MalformedObservationError, match="not a fen"):
             belief.update(GameStarted(chess.WHITE, "not a fen"))

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Union
+
 import chess
 import numpy as np
 import pytest
 
 from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved
 from blindchess.beliefs import (
-    BoardSet, HybridBelief, LearnedPrior, NeuralPosterior, ParticleFilter, StockfishSigmoid, Weighted, WeightingError, weighted,
+    BoardSet,
+    HybridBelief,
+    LearnedPrior,
+    NeuralPosterior,
+    ParticleFilter,
+    StockfishSigmoid,
+    Weighted,
+    WeightingError,
+    weighted,
 )  # fmt: skip
 from blindchess.beliefs.board_weights import grid_board
 from blindchess.beliefs.random_games import play_random_game
@@ -27,7 +38,8 @@ class PawnCount:
 
     def log_weights(self, grid: np.ndarray) -> np.ndarray:
         pawn = 7 if self.color == chess.WHITE else 1
-        return np.log(2.0) * (grid == pawn).sum(axis=1)
+        log_weights: np.ndarray = np.log(2.0) * (grid == pawn).sum(axis=1)
+        return log_weights
 
     def copy(self) -> PawnCount:
         other = PawnCount()
@@ -41,8 +53,16 @@ def _fed(belief: Weighted, color: chess.Color = chess.WHITE, upto: int = 8) -> W
     return belief
 
 
-@pytest.mark.parametrize("make", [lambda: BoardSet(max_boards=None), lambda: ParticleFilter(200, seed=2), lambda: HybridBelief(switch_boards=50, particles=40, seed=1)], ids=["boardset", "particles", "hybrid"])
-def test_weights_follow_the_formula_on_every_set_belief(make) -> None:  # noqa: ANN001
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: BoardSet(max_boards=None),
+        lambda: ParticleFilter(200, seed=2),
+        lambda: HybridBelief(switch_boards=50, particles=40, seed=1),
+    ],
+    ids=["boardset", "particles", "hybrid"],
+)
+def test_weights_follow_the_formula_on_every_set_belief(make: Callable[[], Union[BoardSet, ParticleFilter, HybridBelief]]) -> None:
     inner_only = make()
     belief = _fed(weighted(make(), PawnCount(), mix=0.1))
     for event in GAME.events[chess.WHITE][:8]:
@@ -73,7 +93,7 @@ def test_marginals_and_samples_follow_the_weights() -> None:
 def test_a_rejected_event_leaves_the_weighted_belief_unchanged() -> None:
     belief = _fed(weighted(BoardSet(max_boards=None), LearnedPrior()), upto=7)  # the last event: our move
     before, marginals = belief.weights().copy(), belief.weighting.marginals()  # type: ignore[attr-defined]
-    empty = next(sq for sq in chess.SQUARES if belief.inner.board(0).color_at(sq) != chess.WHITE)  # type: ignore[attr-defined]
+    empty = next(sq for sq in chess.SQUARES if belief.inner.board(0).color_at(sq) != chess.WHITE)
     with pytest.raises(ValueError, match=chess.square_name(empty)):
         belief.update(OpponentMoved(empty))
     np.testing.assert_array_equal(belief.weights(), before)
@@ -84,7 +104,12 @@ def test_learned_prior_is_the_product_of_its_marginals() -> None:
     prior = LearnedPrior(floor=1e-3, temperature=0.7)
     belief = _fed(weighted(BoardSet(max_boards=None), prior, mix=0.0))
     marginals, grid = prior.marginals(), belief.piece_grid()
-    slow = np.array([0.7 * sum(np.log(max(marginals[sq, row[sq]], 1e-3)) for sq in range(64) if marginals[sq, row[sq]] < 1) for row in grid])
+    slow = np.array(
+        [
+            0.7 * sum(np.log(max(marginals[sq, row[sq]], 1e-3)) for sq in range(64) if marginals[sq, row[sq]] < 1)
+            for row in grid
+        ]
+    )
     fast = prior.log_weights(grid)
     np.testing.assert_allclose(fast - fast.max(), slow - slow.max(), atol=1e-9)
     np.testing.assert_allclose(marginals.sum(axis=1), 1.0)
@@ -93,19 +118,19 @@ def test_learned_prior_is_the_product_of_its_marginals() -> None:
 def test_the_truth_keeps_positive_probability_under_the_learned_prior() -> None:
     for color in (chess.WHITE, chess.BLACK):
         belief = weighted(BoardSet(max_boards=None), LearnedPrior(), mix=0.0)
-        for event, truth in zip(GAME.events[color], GAME.truth[color]):
+        for event, truth in zip(GAME.events[color], GAME.truth[color], strict=False):
             if isinstance(event, GameEnded):
                 break
             belief.update(event)
-            index = next(i for i in range(len(belief)) if belief.inner.board(i).board_fen() == truth.board_fen())  # type: ignore[attr-defined]
+            index = next(i for i in range(len(belief)) if belief.inner.board(i).board_fen() == truth.board_fen())
             assert belief.weights()[index] > 0
 
 
 def test_neural_posterior_marginals_are_the_network_s_with_our_pieces_certain() -> None:
     belief = _fed(NeuralPosterior(max_boards=None), chess.BLACK, 9)
     marginals = belief.marginals()
-    np.testing.assert_array_equal(marginals, belief.prior.marginals())
-    own = belief.inner.board(0)  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(marginals, belief.prior.marginals())  # type: ignore[attr-defined]  # the network's prior rides on this Weighted
+    own = belief.inner.board(0)
     for square in chess.SQUARES:
         piece = own.piece_at(square)
         mine = piece is not None and piece.color == chess.BLACK

@@ -7,8 +7,8 @@ streams (`GameHistory.observations(color)`, both colours) are replayed into:
 * a full fast set (capped at ``FAST_LIMIT``) that must hold the history's true board
   whenever it is exact, and
 * a lockstep pair — a fast set and a reference set holding the same boards — compared
-  after every event: the same boards, and the same marginals to 1e-9 in every cell. The reference costs about a millisecond per board on an opponent
-  turn, so while the pair is small it is the whole belief; once the reference grows past
+  after every event: the same boards, and the same marginals to 1e-9 in every cell. The reference
+  costs about a millisecond per board on an opponent turn, so while the pair is small it is the whole belief; once the reference grows past
   ``REFERENCE_LIMIT`` boards, the pair is re-seeded with ``SUBSET`` boards drawn from the
   full set (or, once the full set is past its cap, from the pair's own boards) and the
   history's true board. So every event of every stream is checked on real boards of the belief,
@@ -69,7 +69,7 @@ class _Lockstep:
         assert self.fast.keys() == self.reference.keys()
         assert_same_marginals(self.fast, self.reference, "reseeded")
 
-    def update(self, event: Observation, context: tuple) -> None:
+    def update(self, event: Observation, context: tuple[object, ...]) -> None:
         assert self.fast is not None and self.reference is not None
         outcomes = []
         for belief in (self.fast, self.reference):
@@ -120,7 +120,7 @@ def test_fast_equals_reference_after_every_event(chunk: int) -> None:
                 truth = _truth_after(history, color, event, own_turns)
                 if truth is not None and full is not None:
                     assert truth in full, context
-                if pair.fast is None or len(pair.reference) > REFERENCE_LIMIT:
+                if pair.fast is None or pair.reference is None or len(pair.reference) > REFERENCE_LIMIT:
                     if truth is None:
                         break  # the game is over
                     pair.reseed(full if full is not None else pair.fast, rng, truth)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Optional
+
 import chess
 import numpy as np
 import pytest
 
 from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.player import Player
 from blindchess.beliefs import (
+    Belief,
     BeliefPlayerMixin,
     BoardSet,
     InconsistentObservationError,
@@ -24,21 +28,21 @@ from blindchess.bots.random_bot import RandomBot
 BELIEFS = [lambda: BoardSet(max_boards=None), ReferenceBoardSet]
 
 
-def _black_after_e4_sensed_empty() -> list:
+def _black_after_e4_sensed_empty() -> list[Observation]:
     """Black's stream: the opponent moved, and a sense of e4 shows it empty."""
     board = chess.Board()
     window = tuple((s, board.piece_at(s)) for s, _ in _window(chess.E4))
     return [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(chess.E4, window)]
 
 
-def _window(square: int) -> list:
+def _window(square: int) -> list[tuple[chess.Square, Optional[chess.Piece]]]:
     from blindchess.arbiter.rules import sense_window
 
     return list(sense_window(chess.Board(), square))
 
 
 @pytest.mark.parametrize("make", BELIEFS, ids=["fast", "reference"])
-def test_an_impossible_sense_raises_naming_the_event(make) -> None:  # noqa: ANN001
+def test_an_impossible_sense_raises_naming_the_event(make: Callable[[], Belief]) -> None:
     belief = make()
     for event in _black_after_e4_sensed_empty():
         belief.update(event)
@@ -50,7 +54,7 @@ def test_an_impossible_sense_raises_naming_the_event(make) -> None:  # noqa: ANN
 
 
 @pytest.mark.parametrize("make", BELIEFS, ids=["fast", "reference"])
-def test_an_impossible_own_move_result_raises(make) -> None:  # noqa: ANN001
+def test_an_impossible_own_move_result_raises(make: Callable[[], Belief]) -> None:
     belief = make()
     belief.update(GameStarted(chess.WHITE, chess.STARTING_FEN))
     belief.update(OpponentMoved(None))
@@ -118,5 +122,5 @@ def test_player_mixin_feeds_the_same_events_as_the_arbiter() -> None:
         reference = ReferenceBoardSet()
         for event in history.observations(color):
             reference.update(event)
-        assert bot.belief.keys() == reference.keys()
+        assert isinstance(bot.belief, BoardSet) and bot.belief.keys() == reference.keys()
     assert isinstance(white, Player)

@@ -44,7 +44,13 @@ def _table_rows(stdout: str) -> dict[str, list[int]]:
     return rows
 
 
-def _match(capsys, tmp_path, *argv):
+def _reason_name(history: GameHistory) -> str:
+    reason = history.get_win_reason()
+    assert reason is not None, "the game is over"
+    return reason.name
+
+
+def _match(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> tuple[int, str, str, list[Path]]:
     out = tmp_path / "games"
     code = main(["match", *argv, "--out", str(out)])
     captured = capsys.readouterr()
@@ -52,7 +58,7 @@ def _match(capsys, tmp_path, *argv):
     return code, captured.out, captured.err, files
 
 
-def test_match_saves_every_game_and_its_table_matches_the_files(capsys, tmp_path):
+def test_match_saves_every_game_and_its_table_matches_the_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, stdout, stderr, files = _match(capsys, tmp_path, "random", "attacker", "--games", "4", "--seed", "3")
     assert code == 0
     assert len(files) == 4 and len({file.name for file in files}) == 4
@@ -73,20 +79,20 @@ def test_match_saves_every_game_and_its_table_matches_the_files(capsys, tmp_path
         games, total, as_white, as_black, losses, bot_draws = rows[bot]
         assert (games, as_white, as_black, bot_draws) == (4, wins[bot][0], wins[bot][1], draws)
         assert total == sum(wins[bot]) and losses == 4 - total - draws
-    reasons = {history.get_win_reason().name for history in histories}
+    reasons = {_reason_name(history) for history in histories}
     assert all(re.search(rf"^{reason}\s+\d+$", stdout, re.M) for reason in reasons)
     mean_turns = np.mean([history.num_turns() for history in histories])
     assert f"mean game length: {mean_turns:.1f} turns" in stdout
 
 
-def test_match_is_reproducible_by_seed(capsys, tmp_path):
+def test_match_is_reproducible_by_seed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     first = _match(capsys, tmp_path / "a", "random", "random", "--games", "2", "--seed", "11")
     second = _match(capsys, tmp_path / "b", "random", "random", "--games", "2", "--seed", "11")
     assert [file.read_bytes() for file in first[3]] == [file.read_bytes() for file in second[3]]
     assert "random (1)" in first[1] and "random (2)" in first[1]
 
 
-def test_resumed_match_plays_only_the_missing_games_and_counts_them_all(capsys, tmp_path):
+def test_resumed_match_plays_only_the_missing_games_and_counts_them_all(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     full = _match(capsys, tmp_path / "full", "random", "attacker", "--games", "3", "--seed", "7")
     _match(capsys, tmp_path / "part", "random", "attacker", "--games", "2", "--seed", "7")
     code, stdout, stderr, files = _match(capsys, tmp_path / "part", "random", "attacker", "--games", "3", "--seed", "7", "--resume")
@@ -97,12 +103,12 @@ def test_resumed_match_plays_only_the_missing_games_and_counts_them_all(capsys, 
     assert "over the 1 games played in this run" in stdout
 
 
-def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys, tmp_path):
+def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9")
     first = sorted((tmp_path / "games").glob("*-001-*.json"))[0]
     intact = first.read_bytes()
     first.write_text('{"type": "GameHistory", "sen')
-    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9", "--resume")
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "random", "random", "--games", "2", "--seed", "9", "--resume")
     assert code == 0
     assert f"cannot use {first}" in stderr and "playing that game again" in stderr
     assert stderr.count("(saved earlier)") == 1
@@ -110,29 +116,29 @@ def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys, tmp_path):
     assert len(replayed) == 1 and replayed[0].read_bytes() == intact
 
 
-def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys, tmp_path):
+def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bot_file = tmp_path / "crashing_bot.py"
     bot_file.write_text(textwrap.dedent(CRASHING_BOT))
-    code, stdout, stderr, files = _match(capsys, tmp_path, str(bot_file), "reconchess.bots.random_bot", "--games", "1", "--seed", "5")
+    code, stdout, _stderr, files = _match(capsys, tmp_path, str(bot_file), "reconchess.bots.random_bot", "--games", "1", "--seed", "5")
     assert code == 0 and len(files) == 1
     history = GameHistory.from_file(str(files[0]))
     assert history.get_white_player_name() == "CrashingBot" and history.get_black_player_name() == "RandomBot"
-    assert history.get_winner_color() == chess.BLACK and history.get_win_reason().name == "RESIGN"
+    assert history.get_winner_color() == chess.BLACK and _reason_name(history) == "RESIGN"
     assert _table_rows(stdout)[str(bot_file)][4] == 1  # one loss
 
 
-def test_match_names_an_unknown_bot(capsys, tmp_path):
-    code, stdout, stderr, files = _match(capsys, tmp_path, "random", "no_such_bot", "--games", "1")
+def test_match_names_an_unknown_bot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "random", "no_such_bot", "--games", "1")
     assert code == 2 and "'no_such_bot'" in stderr and "registered bot names" in stderr and files == []
 
 
-def test_history_file_names_never_collide(tmp_path):
+def test_history_file_names_never_collide(tmp_path: Path) -> None:
     first = unique_history_path(tmp_path, "same-stem")
     second = unique_history_path(tmp_path, "same-stem")
     assert first != second and first.exists() and second.exists()
 
 
-def test_replay_prints_every_turn_and_the_result(capsys, tmp_path):
+def test_replay_prints_every_turn_and_the_result(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _, _, _, files = _match(capsys, tmp_path, "attacker", "random", "--games", "1", "--seed", "2")
     history = GameHistory.from_file(str(files[0]))
     assert main(["replay", str(files[0]), "--all"]) == 0
@@ -142,18 +148,21 @@ def test_replay_prints_every_turn_and_the_result(capsys, tmp_path):
     requested, taken, _ = history.move_result(last)
     assert f"requested {requested.uci() if requested else 'pass'}, taken {taken.uci() if taken else 'pass'}" in stdout
     winner = history.get_winner_color()
+    assert winner is not None
     name = history.get_white_player_name() if winner else history.get_black_player_name()
-    reason = history.get_win_reason().name.lower().replace("_", " ")
+    reason = _reason_name(history).lower().replace("_", " ")
     assert stdout.rstrip().endswith(f"result: {chess.COLOR_NAMES[winner]} ({name}) won by {reason}")
     assert main(["replay", str(files[0]), "--all", "--color", "black"]) == 0
     assert capsys.readouterr().out.count("== turn ") == history.num_turns(chess.BLACK)
 
 
-def test_playback_reproduces_a_game_and_a_crash(capsys, tmp_path):
+def test_playback_reproduces_a_game_and_a_crash(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bot_file = tmp_path / "crashing_playback_bot.py"
     bot_file.write_text(textwrap.dedent(CRASHING_BOT))
     _, _, stderr, files = _match(capsys, tmp_path, "random", str(bot_file), "--games", "1", "--seed", "8")
-    white_seed, black_seed = re.search(r"seeds (\d+)/(\d+)", stderr).groups()
+    seeds = re.search(r"seeds (\d+)/(\d+)", stderr)
+    assert seeds is not None, stderr
+    white_seed, black_seed = seeds.groups()
     # The random bot, given its seed again, makes exactly its recorded choices.
     assert main(["playback", str(files[0]), "random", "white", "--seed", white_seed]) == 0
     assert "0 senses and 0 moves differ" in capsys.readouterr().out
@@ -164,13 +173,15 @@ def test_playback_reproduces_a_game_and_a_crash(capsys, tmp_path):
     assert "ZeroDivisionError" in stdout
 
 
-def test_match_without_stockfish_says_what_it_tried(capsys, tmp_path, monkeypatch):
+def test_match_without_stockfish_says_what_it_tried(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import blindchess.evaluation.stockfish as engine_module
 
     monkeypatch.setattr(engine_module, "FALLBACK_STOCKFISH_PATH", str(tmp_path / "nowhere" / "stockfish"))
     monkeypatch.setenv("STOCKFISH_EXECUTABLE", str(tmp_path / "not-stockfish"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    code, stdout, stderr, files = _match(capsys, tmp_path, "trout", "random")
+    code, _stdout, stderr, files = _match(capsys, tmp_path, "trout", "random")
     assert code == 2 and files == []
     assert "cannot construct TroutBot: EngineNotFoundError" in stderr
     assert "not-stockfish" in stderr and "'stockfish' on PATH" in stderr and "nowhere/stockfish" in stderr
@@ -189,7 +200,9 @@ class EarlyCrashBot(RandomBot):
 
 @pytest.mark.parametrize("callback", ["handle_game_start", "choose_sense", "choose_move", "handle_move_result"])
 @pytest.mark.parametrize("color", ["white", "black"])
-def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(callback, color, capsys, tmp_path):
+def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(
+    callback: str, color: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """These games (a bot crashing before or during its first move) made replay and playback raise
     ``ValueError: Turn(white, 0) did not happen in this game.``"""
     bot_file = tmp_path / "early_crash_bot.py"
@@ -198,7 +211,7 @@ def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(callback, 
     _, _, _, files = _match(capsys, tmp_path, *bots, "--games", "1", "--seed", "3")
     history = GameHistory.from_file(str(files[0]))
     crashed = chess.WHITE if color == "white" else chess.BLACK
-    assert (history.get_winner_color(), history.get_win_reason().name) == (not crashed, "RESIGN")
+    assert (history.get_winner_color(), _reason_name(history)) == (not crashed, "RESIGN")
     assert main(["replay", str(files[0]), "--all"]) == 0
     stdout = capsys.readouterr().out
     assert stdout.count("== turn ") == history.num_turns()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+from collections.abc import Iterator
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -23,17 +25,17 @@ FAST = chess.engine.Limit(depth=4)
 
 
 @pytest.fixture
-def engine():
+def engine() -> Iterator[Engine]:
     with Engine() as running:
         yield running
 
 
-def test_find_stockfish_honours_the_environment_variable():
+def test_find_stockfish_honours_the_environment_variable() -> None:
     real = find_stockfish()
     assert find_stockfish({STOCKFISH_ENV_VAR: real, "PATH": ""}, fallback="/nonexistent") == real
 
 
-def test_find_stockfish_names_everything_it_tried(tmp_path):
+def test_find_stockfish_names_everything_it_tried(tmp_path: Path) -> None:
     bogus = str(tmp_path / "no-stockfish-here")
     with pytest.raises(EngineNotFoundError) as raised:
         find_stockfish({STOCKFISH_ENV_VAR: bogus, "PATH": str(tmp_path)}, fallback="/nonexistent/stockfish")
@@ -41,7 +43,7 @@ def test_find_stockfish_names_everything_it_tried(tmp_path):
     assert bogus in message and "'stockfish' on PATH" in message and "/nonexistent/stockfish" in message
 
 
-def test_find_stockfish_falls_back_to_path_then_fixed_location(tmp_path):
+def test_find_stockfish_falls_back_to_path_then_fixed_location(tmp_path: Path) -> None:
     real = find_stockfish()
     link = tmp_path / "stockfish"
     link.symlink_to(real)
@@ -57,44 +59,46 @@ def test_find_stockfish_falls_back_to_path_then_fixed_location(tmp_path):
         "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",  # pawn on the back rank
     ],
 )
-def test_impossible_positions_answer_none_without_killing_the_engine(engine, fen):
+def test_impossible_positions_answer_none_without_killing_the_engine(engine: Engine, fen: str) -> None:
     board = chess.Board(fen)
     assert not is_searchable(board)
     assert engine.play(board, FAST) is None
     assert engine.analyse(board, FAST) is None
-    assert engine.play(chess.Board(), FAST) in chess.Board().legal_moves
+    move = engine.play(chess.Board(), FAST)
+    assert move is not None and move in chess.Board().legal_moves
     assert engine.restarts == 0
 
 
-def test_rbc_guesses_stockfish_can_search_are_searched(engine):
+def test_rbc_guesses_stockfish_can_search_are_searched(engine: Engine) -> None:
     # The side not to move in check is invalid chess but fine for Stockfish (and common in RBC).
     board = chess.Board("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1")
     assert not board.is_valid() and is_searchable(board)
     assert engine.play(board, FAST) is not None
 
 
-def test_the_callers_board_and_its_null_moves_are_left_alone(engine):
+def test_the_callers_board_and_its_null_moves_are_left_alone(engine: Engine) -> None:
     board = chess.Board()
     board.push(chess.Move.null())  # RBC passes are null moves; UCI engines misread "0000"
     before = (board.fen(), list(board.move_stack))
     move = engine.play(board, FAST)
-    assert move in board.legal_moves
+    assert move is not None and move in board.legal_moves
     assert (board.fen(), list(board.move_stack)) == before
 
 
-def test_engine_restarts_after_its_process_is_killed(engine):
+def test_engine_restarts_after_its_process_is_killed(engine: Engine) -> None:
     board = chess.Board()
     assert engine.play(board, FAST) is not None
     first_pid = engine.pid
+    assert first_pid is not None
     os.kill(first_pid, signal.SIGKILL)
     board.push_san("e4")
     move = engine.play(board, FAST)
-    assert move in board.legal_moves
+    assert move is not None and move in board.legal_moves
     assert engine.restarts == 1
     assert engine.pid not in (None, first_pid)
 
 
-def test_cached_answers_need_no_engine(engine):
+def test_cached_answers_need_no_engine(engine: Engine) -> None:
     board = chess.Board()
     move = engine.play(board, FAST)
     engine.close()
@@ -103,33 +107,33 @@ def test_cached_answers_need_no_engine(engine):
     assert engine.pid is None  # answered from the cache, no process started
 
 
-def test_analyse_returns_scores_and_multipv(engine):
+def test_analyse_returns_scores_and_multipv(engine: Engine) -> None:
     infos = engine.analyse(chess.Board(), FAST, multipv=3)
     assert isinstance(infos, list) and len(infos) == 3
     assert all("score" in info and info["pv"] for info in infos)
 
 
-def test_pool_lends_distinct_engines():
-    with EnginePool(2, cache_size=0) as pool:
-        with pool.engine() as first, pool.engine() as second:
-            assert first is not second
-            assert first.play(chess.Board(), FAST) is not None
-            assert second.play(chess.Board(), FAST) is not None
-            assert first.pid != second.pid
+def test_pool_lends_distinct_engines() -> None:
+    with EnginePool(2, cache_size=0) as pool, pool.engine() as first, pool.engine() as second:
+        assert first is not second
+        assert first.play(chess.Board(), FAST) is not None
+        assert second.play(chess.Board(), FAST) is not None
+        assert first.pid != second.pid
 
 
-def test_bad_sizes_are_rejected():
+def test_bad_sizes_are_rejected() -> None:
     with pytest.raises(ValueError, match="-1"):
         Engine(cache_size=-1)
     with pytest.raises(ValueError, match="0"):
         EnginePool(0)
 
 
-def test_engine_replaces_a_hung_process():
+def test_engine_replaces_a_hung_process() -> None:
     with Engine(timeout=3.0) as engine:  # also bounds the restart, so not too tight on a busy machine
         board = chess.Board()
         assert engine.play(board, FAST) is not None
         hung_pid = engine.pid
+        assert hung_pid is not None
         os.kill(hung_pid, signal.SIGSTOP)  # alive but silent: only the timeout can tell
         try:
             board.push_san("d4")
@@ -137,5 +141,5 @@ def test_engine_replaces_a_hung_process():
         finally:
             with contextlib.suppress(ProcessLookupError):  # the engine normally killed it already
                 os.kill(hung_pid, signal.SIGKILL)
-        assert move in board.legal_moves
+        assert move is not None and move in board.legal_moves
         assert engine.restarts == 1 and engine.pid != hung_pid

@@ -29,9 +29,15 @@ def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (("serve", "--port", "99999"), "argument --port: must be a port number 0..65535 (0: any free port), got '99999'"),
+        (
+            ("serve", "--port", "99999"),
+            "argument --port: must be a port number 0..65535 (0: any free port), got '99999'",
+        ),
         (("serve", "--port", "-1"), "got '-1'"),
-        (("serve", "--db", "/no/such/folder/server.sqlite3"), "folder '/no/such/folder' of '/no/such/folder/server.sqlite3' does not exist"),
+        (
+            ("serve", "--db", "/no/such/folder/server.sqlite3"),
+            "folder '/no/such/folder' of '/no/such/folder/server.sqlite3' does not exist",
+        ),
         (("serve", "--seconds-per-player", "0"), "argument --seconds-per-player: must be more than 0 seconds, got '0'"),
         (("serve", "--increment", "-5"), "argument --increment: must be 0 seconds or more, got '-5'"),
         (("match", "random", "random", "--seconds", "-1"), "argument --seconds: must be more than 0 seconds, got '-1'"),
@@ -39,7 +45,10 @@ def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None
         (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
         (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
         (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
-        (("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"), "must be a port number 1..65535"),
+        (
+            ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),
+            "must be a port number 1..65535",
+        ),
         (("connect", "random", "--max-games", "-3"), "argument --max-games: must be a whole number >= 1"),
         (("replay", "/no/such/game.json"), "cannot read '/no/such/game.json'"),
     ],
@@ -68,7 +77,9 @@ def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        one_line_error(blindchess("serve", "--port", str(port), "--db", str(tmp_path / "s.sqlite3")), "blindchess serve:")
+        one_line_error(
+            blindchess("serve", "--port", str(port), "--db", str(tmp_path / "s.sqlite3")), "blindchess serve:"
+        )
 
 
 def test_an_unexpected_error_is_one_line_and_its_traceback_is_behind_v(tmp_path: Path) -> None:

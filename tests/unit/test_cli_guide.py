@@ -71,7 +71,9 @@ def test_connect_reports_a_wrong_password_as_such(capsys: pytest.CaptureFixture[
         assert code == 2 and "authentication failed for user 'nobody'" in capsys.readouterr().err
 
 
-def test_a_missing_optional_package_is_reported_before_any_work(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_optional_package_is_reported_before_any_work(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from blindchess.experiments import sensing_ablation
 
     def no_work(*args: object, **kwargs: object) -> None:

@@ -21,7 +21,7 @@ def test_hands_over_and_returns_keeping_the_truth_while_exact() -> None:
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=10, sense_probability=0.7)
         for color in (chess.WHITE, chess.BLACK):
             belief = HybridBelief(switch_boards=300, particles=40, seed=seed)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 belief.update(event)
                 if isinstance(event, GameEnded):
                     break

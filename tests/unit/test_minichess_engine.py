@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules
-from blindchess.variants.perfect_play import play_game
 from blindchess.variants.minichess_engine import AlphaBetaPlayer, GreedyMiniChessPlayer, RandomMiniChessPlayer
+from blindchess.variants.perfect_play import play_game
 
 GAMES = 100
 DEPTH = 3

@@ -20,7 +20,7 @@ def test_packed_window_entropies_equal_a_dictionary_count() -> None:
     reference = []
     for window in windows:
         mass: dict[tuple[int, ...], float] = {}
-        for row, weight in zip(grid, weights):
+        for row, weight in zip(grid, weights, strict=True):
             key = tuple(int(row[s]) for s in window)
             mass[key] = mass.get(key, 0.0) + weight
         reference.append(-sum(p * math.log2(p) for p in mass.values()))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import chess
 
 from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Position, Termination
-from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
+from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules
 
 M = chess.Move.from_uci
 
@@ -85,15 +87,17 @@ def test_recon_move_actions_offer_pawn_diagonals_and_queen_promotions() -> None:
     assert RECON_MINICHESS.normalize(board, M("c5c6")) == M("c5c6q")
 
 
-def _reference_revise(rules, board: chess.Board, move: chess.Move):
+def _reference_revise(rules: ReconMiniChessRules, board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
     """Slow, obviously-correct revision: legal if the full generator has it, else a slider stops at its first blocker."""
     game = rules.game
     cells = [0] * 64
     for square, piece in board.piece_map().items():
         cells[square] = piece.piece_type + (0 if piece.color else 6)
-    if any(m == move for m in (chess.Move(m & 63, m >> 6 & 63, chess.QUEEN if m >> 12 else None) for m in game.generate(cells, board.turn))):
+    legal = (chess.Move(m & 63, m >> 6 & 63, chess.QUEEN if m >> 12 else None) for m in game.generate(cells, board.turn))
+    if any(m == move for m in legal):
         return move
     kind = board.piece_type_at(move.from_square)
+    assert kind is not None, f"no piece on {chess.square_name(move.from_square)}"
     geometry = rules.geometry
     rays = {chess.BISHOP: geometry.bishop_rays, chess.ROOK: geometry.rook_rays, chess.QUEEN: geometry.queen_rays}.get(kind)
     for ray in rays[move.from_square] if rays else ():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import chess
 import numpy as np
 import pytest
@@ -9,7 +11,15 @@ import pytest
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
-from blindchess.beliefs.encoding import FRAME_SCALE, FRAME_SIZE, N_PLANES, NEVER_SEEN, StreamEncoder, relative_square, relative_targets
+from blindchess.beliefs.encoding import (
+    FRAME_SCALE,
+    FRAME_SIZE,
+    N_PLANES,
+    NEVER_SEEN,
+    StreamEncoder,
+    relative_square,
+    relative_targets,
+)
 from blindchess.beliefs.recorded_games import load_records, observed_game
 
 RECORDS = load_records()[::30]  # 11 games across every pairing of the fixture
@@ -20,11 +30,11 @@ def _planes(frame: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: f"{r['white']}-{r['black']}-{r['seed']}")
-def test_frames_agree_with_the_true_board(record: dict) -> None:
+def test_frames_agree_with_the_true_board(record: dict[str, Any]) -> None:
     game = observed_game(GameHistory.from_json(record["history"]))
     for color in (chess.WHITE, chess.BLACK):
         encoder = StreamEncoder()
-        for event, truth in zip(game.events[color], game.truth[color]):
+        for event, truth in zip(game.events[color], game.truth[color], strict=False):
             frame = encoder.push(event)
             assert frame is not None and frame.shape == (FRAME_SIZE,)
             planes = _planes(frame)

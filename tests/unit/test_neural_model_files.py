@@ -11,7 +11,15 @@ import torch
 
 from blindchess.beliefs.encoding import ENCODING_VERSION, FRAME_SIZE
 from blindchess.beliefs.neural_model import (
-    CONFIG_FILE, WEIGHTS_FILE, ModelConfig, ModelFileError, PosteriorNet, _sha256, default_model_path, load_model, save_model,
+    CONFIG_FILE,
+    WEIGHTS_FILE,
+    ModelConfig,
+    ModelFileError,
+    PosteriorNet,
+    _sha256,
+    default_model_path,
+    load_model,
+    save_model,
 )  # fmt: skip
 
 

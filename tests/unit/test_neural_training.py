@@ -18,7 +18,7 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.beliefs.neural_model import load_model
 from blindchess.beliefs.recorded_games import load_records
 from blindchess.cli import main
-from blindchess.learning.examples import ShardError, held_out, read_shard, read_shards, write_shard
+from blindchess.learning.examples import Sequence, ShardError, held_out, read_shard, read_shards, write_shard
 from blindchess.learning.generate import GameSpec, generate, pairing
 from blindchess.learning.train import TrainSettings, split, train
 
@@ -27,22 +27,22 @@ SETTINGS = TrainSettings(epochs=1, batch=8, hidden=16, seed=5, holdout_percent=2
 
 
 @pytest.fixture(scope="module")
-def sequences() -> list:
+def sequences() -> list[Sequence]:
     return [s for game in generate(30, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
 
 
-def test_games_are_determined_by_seed_and_index(sequences: list) -> None:
+def test_games_are_determined_by_seed_and_index(sequences: list[Sequence]) -> None:
     again = [s for game in generate(3, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
-    for one, two in zip(sequences[:6], again):
+    for one, two in zip(sequences[:6], again, strict=False):
         assert one.game_id == two.game_id and np.array_equal(one.frames, two.frames) and np.array_equal(one.targets, two.targets)
     assert {pairing(GameSpec(i, 11, MIX))[:2] for i in range(30)} >= {("random", "attacker"), ("attacker", "random")}
 
 
-def test_shards_round_trip_and_refuse_other_files(sequences: list, tmp_path: Path) -> None:
+def test_shards_round_trip_and_refuse_other_files(sequences: list[Sequence], tmp_path: Path) -> None:
     path = write_shard(tmp_path / "a.npz", sequences)
     back = read_shard(path)
     assert [s.game_id for s in back] == [s.game_id for s in sequences]
-    assert all(np.array_equal(a.frames, b.frames) and np.array_equal(a.decision, b.decision) for a, b in zip(back, sequences))
+    assert all(np.array_equal(a.frames, b.frames) and np.array_equal(a.decision, b.decision) for a, b in zip(back, sequences, strict=False))
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(path.read_bytes()[:500])
     with pytest.raises(ShardError, match=str(truncated)):
@@ -53,20 +53,22 @@ def test_shards_round_trip_and_refuse_other_files(sequences: list, tmp_path: Pat
         read_shard(other)
 
 
-def test_held_out_split_is_by_game(sequences: list) -> None:
+def test_held_out_split_is_by_game(sequences: list[Sequence]) -> None:
     training, held = split(sequences, 25)
     assert training and held
     assert not {s.game_id for s in training} & {s.game_id for s in held}
     assert all(held_out(s.game_id, 25) for s in held)
 
 
-def test_same_seed_same_weights(sequences: list) -> None:
+def test_same_seed_same_weights(sequences: list[Sequence]) -> None:
     few = sequences[:24]
     one, report = train(few, SETTINGS)
     two, _ = train(few, SETTINGS)
-    other, _ = train(few, TrainSettings(**{**report["settings"], "seed": 6}))  # type: ignore[arg-type]
-    assert all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), two.state_dict().values()))
-    assert not all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), other.state_dict().values()))
+    settings = report["settings"]
+    assert isinstance(settings, dict)
+    other, _ = train(few, TrainSettings(**{**settings, "seed": 6}))
+    assert all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), two.state_dict().values(), strict=False))
+    assert not all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), other.state_dict().values(), strict=False))
     assert report["held_out_sequences"] and report["epochs"][0]["held_out_bits_per_board"] > 0  # type: ignore[index]
 
 
@@ -75,7 +77,24 @@ def test_command_line_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
                  "--full-turn-limit", "15", "--shard-games", "12", "--out", str(tmp_path / "data")]) == 0  # fmt: skip
     shards = sorted(str(p) for p in (tmp_path / "data").glob("shard-*.npz"))
     assert len(shards) == 2 and len(read_shards(shards)) == 48
-    assert main(["posterior", "train", *shards, "--epochs", "1", "--hidden", "16", "--holdout", "25", "--out", str(tmp_path / "model")]) == 0
+    assert (
+        main(
+            [
+                "posterior",
+                "train",
+                *shards,
+                "--epochs",
+                "1",
+                "--hidden",
+                "16",
+                "--holdout",
+                "25",
+                "--out",
+                str(tmp_path / "model"),
+            ]
+        )
+        == 0
+    )
     model = load_model(tmp_path / "model")
     assert model.config.hidden == 16
     capsys.readouterr()

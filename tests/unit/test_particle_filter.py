@@ -6,6 +6,8 @@ the yardstick (every particle must be a board it holds, since RBC's observations
 
 from __future__ import annotations
 
+from typing import Any
+
 import chess
 import numpy as np
 import pytest
@@ -13,7 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter.observations import GameEnded, OpponentMoved, SenseResult
-from blindchess.beliefs import BoardSet, InconsistentObservationError, OpponentMoveModel, ParticleFilter, UnexpectedObservationError
+from blindchess.beliefs import (
+    BoardSet,
+    InconsistentObservationError,
+    OpponentMoveModel,
+    ParticleFilter,
+    UnexpectedObservationError,
+)
 from blindchess.beliefs.calibration import noisy_sensing_calibration
 from blindchess.beliefs.kernels import MAX_CHILDREN
 from blindchess.beliefs.particle_filter import systematic_counts
@@ -70,7 +78,7 @@ def test_starved_filter_recovers_the_truth_from_an_exact_replay() -> None:
         game = _game(seed, turns=6)
         for color in (chess.WHITE, chess.BLACK):
             belief = ParticleFilter(1, recovery_turns=0, recovery_factor=10**7, seed=seed)
-            for event, truth in zip(game.events[color], game.truth[color]):
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 before = belief.recoveries
                 belief.update(event)
                 assert len(belief) >= 1
@@ -82,7 +90,7 @@ def test_starved_filter_recovers_the_truth_from_an_exact_replay() -> None:
 
 def test_every_recovery_path_leaves_a_consistent_non_empty_belief() -> None:
     """Snapshot replays (default) and the capped exact rebuild (factor 1, no snapshots) alike."""
-    paths = {"snapshots": {}, "capped rebuild": {"recovery_turns": 0, "recovery_factor": 1}}
+    paths: dict[str, dict[str, Any]] = {"snapshots": {}, "capped rebuild": {"recovery_turns": 0, "recovery_factor": 1}}
     game = _game(31, turns=7)
     for name, settings_ in paths.items():
         total = 0

@@ -17,7 +17,9 @@ import pytest
 
 SUITE = {
     "test_alpha.py": "def test_one():\n    pass\n\ndef test_two():\n    pass\n\ndef test_three():\n    pass\n",
-    "test_beta.py": "import pytest\n\ndef test_fails():\n    assert 1 == 2\n\n@pytest.mark.skip(reason='x')\ndef test_skipped():\n    pass\n",
+    "test_beta.py": (
+        "import pytest\n\ndef test_fails():\n    assert 1 == 2\n\n@pytest.mark.skip(reason='x')\ndef test_skipped():\n    pass\n"
+    ),
 }
 
 

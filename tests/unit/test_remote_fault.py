@@ -18,9 +18,9 @@ import chess
 import reconchess
 from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import RetryPolicy, ServerSession, play_remote_game
 from blindchess.server.testing import ServerProcess, register
-from blindchess.bots.random_bot import RandomBot
 
 TURN_LIMIT = 10
 
@@ -39,7 +39,11 @@ def actions_in(history: dict[str, Any]) -> list[tuple[str, Any]]:
             if index < len(history["requested_moves"][colors[color]]):
                 sense = history["senses"][colors[color]][index]
                 move = history["requested_moves"][colors[color]][index]
-                actions += [("sense", None if sense is None else str(sense)), ("move", None if move is None else move["value"]), ("end_turn", None)]
+                actions += [
+                    ("sense", None if sense is None else str(sense)),
+                    ("move", None if move is None else move["value"]),
+                    ("end_turn", None),
+                ]
     return actions
 
 
@@ -51,9 +55,14 @@ def test_server_killed_mid_game_resumes_and_finishes(tmp_path: Path) -> None:
         game_id = sessions["white"].invite("black", chess.WHITE)
         results: dict[str, Any] = {}
         patient = ServerSession(first.url, "black", "Secret-black", RetryPolicy(patience=30, first_delay=0.2, max_delay=3.0))
+        white_login = ("white", "Secret-white")
         players = [
-            threading.Thread(target=lambda: results.__setitem__("white", reconchess.play_remote_game(first.url, game_id, ("white", "Secret-white"), ReconchessRandomBot()))),
-            threading.Thread(target=lambda: results.__setitem__("black", play_remote_game(patient, game_id, RandomBot(rng=11), poll_seconds=0.05))),
+            threading.Thread(target=lambda: results.__setitem__(
+                "white", reconchess.play_remote_game(first.url, game_id, white_login, ReconchessRandomBot())
+            )),
+            threading.Thread(target=lambda: results.__setitem__(
+                "black", play_remote_game(patient, game_id, RandomBot(rng=11), poll_seconds=0.05)
+            )),
         ]
         for player in players:
             player.start()

@@ -116,5 +116,7 @@ def test_twenty_games_lose_nothing_through_failing_writes_and_a_kill(tmp_path: P
             assert bot.moves == [stored.move_result(turn) for turn in turns if stored.has_move(turn)]
         actions = query(str(db), "SELECT kind, value FROM actions WHERE game_id = ? ORDER BY seq", game_id)
         assert [tuple(action) for action in actions] == implied_actions(stored)
-        assert [seq for (seq,) in query(str(db), "SELECT seq FROM actions WHERE game_id = ? ORDER BY seq", game_id)] == list(range(len(actions)))
+        assert [
+            seq for (seq,) in query(str(db), "SELECT seq FROM actions WHERE game_id = ? ORDER BY seq", game_id)
+        ] == list(range(len(actions)))
     assert query(str(db), "SELECT COUNT(*) FROM games WHERE over = 1")[0][0] == GAMES

@@ -12,8 +12,9 @@ import stat
 import statistics
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import chess
 import pytest
@@ -101,7 +102,16 @@ def test_bodies_over_the_limit_are_refused_before_parsing_or_authentication(serv
     padded = {"opponent": "bob", "color": True, "padding": "x" * 100_000}
     logged_in = raw(server.url, "POST", "/api/invitations/", ("alice", "pw-alice"), data=json.dumps(padded))
     assert logged_in.status_code == 413
-    assert raw(server.url, "POST", "/api/invitations/", ("alice", "pw-alice"), data=json.dumps({"opponent": "bob", "color": True})).status_code == 200
+    assert (
+        raw(
+            server.url,
+            "POST",
+            "/api/invitations/",
+            ("alice", "pw-alice"),
+            data=json.dumps({"opponent": "bob", "color": True}),
+        ).status_code
+        == 200
+    )
 
 
 def test_password_guessing_is_throttled_and_timing_does_not_reveal_who_exists(server: ServerProcess) -> None:
@@ -148,7 +158,9 @@ def test_a_client_rides_out_an_outage_for_as_long_as_its_clock_allows(tmp_path: 
     Here the session's own patience is 2 s, but a player with a 60 s clock keeps trying
     through an 8 s outage, and both players finish the game.
     """
-    server = ServerProcess(tmp_path / "server.sqlite3", extra_args=("--full-turn-limit", "6", "--seconds-per-player", "60")).start()
+    server = ServerProcess(
+        tmp_path / "server.sqlite3", extra_args=("--full-turn-limit", "6", "--seconds-per-player", "60")
+    ).start()
     policy = RetryPolicy(patience=2.0, first_delay=0.1, max_delay=1.0)
     try:
         register(server.url, ["white", "black"], password_prefix="Secret-")
@@ -156,7 +168,11 @@ def test_a_client_rides_out_an_outage_for_as_long_as_its_clock_allows(tmp_path: 
         game_id = sessions["white"].invite("black", chess.WHITE)
         results: dict[str, Any] = {}
         players = [
-            threading.Thread(target=lambda name=name, seed=seed: results.__setitem__(name, play_remote_game(sessions[name], game_id, RandomBot(rng=seed), 0.05)))
+            threading.Thread(
+                target=lambda name=name, seed=seed: results.__setitem__(
+                    name, play_remote_game(sessions[name], game_id, RandomBot(rng=seed), 0.05)
+                )
+            )
             for seed, name in enumerate(("white", "black"))
         ]
         for player in players:

@@ -16,14 +16,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import chess
 import pytest
 
-from blindchess.arbiter import GameHistory, Player
+from blindchess.arbiter import GameHistory
 from blindchess.arbiter.results import describe_result
+from blindchess.bots.random_bot import RandomBot
 from blindchess.server.cli_connect import bot_factory
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.connect import Connector
@@ -31,7 +33,6 @@ from blindchess.server.elo import INITIAL_ELO, updated_ratings
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register
-from blindchess.bots.random_bot import RandomBot
 
 LEAGUE = {"attacker_1": "attacker", "attacker_2": "attacker", "random_1": "random", "random_2": "random"}
 MIN_GAMES = 12
@@ -141,7 +142,9 @@ def test_a_crashing_bot_loses_only_that_game(server: ServerThread) -> None:
     wait_for(lambda: connector.games_in_progress == 1, 30, "the first game to be accepted")
     game_b = sessions["opponent_b"].invite("crashy", chess.WHITE)
     opponents = [
-        threading.Thread(target=lambda name=name, game_id=game_id: results.__setitem__(name, play_remote_game(sessions[name], game_id, RandomBot(rng=9), 0.02)))
+        threading.Thread(target=lambda name=name, game_id=game_id: results.__setitem__(
+            name, play_remote_game(sessions[name], game_id, RandomBot(rng=9), 0.02)
+        ))
         for name, game_id in (("opponent_a", game_a), ("opponent_b", game_b))
     ]
     for thread in opponents:
@@ -172,7 +175,9 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
         wait_for(lambda: "interrupted" in sessions["inviter"].active_users(), 60, "the connection")
         game_id = sessions["inviter"].invite("interrupted", chess.WHITE)
         result: dict[str, Any] = {}
-        player = threading.Thread(target=lambda: result.__setitem__("game", play_remote_game(sessions["inviter"], game_id, RandomBot(rng=3), 0.02)))
+        player = threading.Thread(target=lambda: result.__setitem__(
+            "game", play_remote_game(sessions["inviter"], game_id, RandomBot(rng=3), 0.02)
+        ))
         player.start()
         wait_for(lambda: len(query(server, "SELECT * FROM actions WHERE game_id = ?", game_id)) >= 6, 60, "the game to start")
         connect.send_signal(signal.SIGINT)

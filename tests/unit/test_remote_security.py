@@ -9,8 +9,9 @@ import json
 import logging
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -44,7 +45,10 @@ def game(server: ServerThread) -> dict[str, int]:
     return {"game_id": game_id, "invitation_id": invitation_id}
 
 
-def call(server: ServerThread, user: str | None, method: str, path: str, body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None) -> requests.Response:
+def call(
+    server: ServerThread, user: str | None, method: str, path: str,
+    body: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None,
+) -> requests.Response:
     """A request as RemoteGame makes it: JSON text without a Content-Type header."""
     auth = None if user is None else (user, PASSWORDS.get(user, "x"))
     data = raw if raw is not None else (None if body is None else json.dumps(body))
@@ -123,7 +127,9 @@ def test_a_stranger_can_neither_read_nor_act_in_a_game(server: ServerThread, gam
         ("move", {"requested_move": "e2e4"}, "requested_move"),
     ],
 )
-def test_malformed_actions_get_400_with_a_message(server: ServerThread, game: dict[str, int], endpoint: str, payload: Any, fragment: str) -> None:
+def test_malformed_actions_get_400_with_a_message(
+    server: ServerThread, game: dict[str, int], endpoint: str, payload: Any, fragment: str
+) -> None:
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     message = assert_error(call(server, "alice", "POST", f"/api/games/{game['game_id']}/{endpoint}", raw=raw), 400)
     assert fragment in message
@@ -136,6 +142,7 @@ def test_well_formed_but_wrong_moves_and_settings_get_400(server: ServerThread, 
     sensed = call(server, "alice", "POST", f"{path}/sense", raw=b'{"square": 9}', headers={"Content-Type": "text/plain"})
     assert sensed.status_code == 200 and len(sensed.json()["sense_result"]) == 9
     assert "e2e5" in assert_error(call(server, "alice", "POST", f"{path}/move", {"requested_move": {"type": "Move", "value": "e2e5"}}), 400)
+    bad: Mapping[str, object]
     for bad in ({"max_games": "5"}, {"max_games": -1}, {"max_games": True}, {}):
         assert_error(call(server, "alice", "POST", "/api/users/me/max_games", bad), 400)
     for bad in ({"ranked": "yes"}, {"ranked": 1}, {"ranked": None}):
@@ -180,7 +187,9 @@ def test_openapi_fuzzing_with_all_checks_finds_no_server_error_and_only_document
     assert "generated" in run.stdout and "passed" in run.stdout, summary
 
 
-def test_passwords_are_never_stored_or_logged_in_clear(server: ServerThread, game: dict[str, int], caplog: pytest.LogCaptureFixture) -> None:
+def test_passwords_are_never_stored_or_logged_in_clear(
+    server: ServerThread, game: dict[str, int], caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.DEBUG):
         register(server.url, ["dave"], password_prefix="Dave-Secret-")
         call(server, "alice", "GET", "/api/users/")

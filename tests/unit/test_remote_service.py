@@ -7,10 +7,20 @@ from pathlib import Path
 import chess
 import pytest
 
-from blindchess.server import InvalidRequest, NotAPlayer, NotAuthenticated, NotFound, ServerConfig, Service, Store, UsernameTaken
+from blindchess.arbiter.types import WinReason
+from blindchess.server import (
+    InvalidRequest,
+    NotAPlayer,
+    NotAuthenticated,
+    NotFound,
+    ServerConfig,
+    Service,
+    Store,
+    UsernameTaken,
+)
+from blindchess.server.database import UserRow
 from blindchess.server.elo import expected_score, updated_ratings
 from blindchess.server.passwords import hash_password, verify_password
-from blindchess.arbiter.types import WinReason
 
 
 class FakeClock:
@@ -26,11 +36,18 @@ def make_service(tmp_path: Path, **config: object) -> tuple[Service, FakeClock]:
     return Service(Store(tmp_path / "server.sqlite3"), ServerConfig(**config), clock=clock), clock  # type: ignore[arg-type]
 
 
-def started_game(service: Service) -> tuple[int, object, object]:
+def login(service: Service, username: str, password: str) -> UserRow:
+    """The registered user `username`, who must log in with `password`."""
+    user = service.authenticate(username, password)
+    assert user is not None, f"{username} could not log in"
+    return user
+
+
+def started_game(service: Service) -> tuple[int, UserRow, UserRow]:
     service.register("white", "pw-white")
     service.register("black", "pw-black")
-    white = service.authenticate("white", "pw-white")
-    black = service.authenticate("black", "pw-black")
+    white = login(service, "white", "pw-white")
+    black = login(service, "black", "pw-black")
     game_id = service.invite(white, "black", chess.WHITE)
     service.ready(white, game_id)
     service.ready(black, game_id)
@@ -49,7 +66,7 @@ def test_elo_is_zero_sum_and_favours_the_upset() -> None:
     assert white + black == pytest.approx(3200)
     assert white - 1500 == pytest.approx(32 * (1 - expected_score(1500, 1700)))
     assert white - 1500 > 16  # beating a stronger player gains more than half of K
-    with pytest.raises(ValueError, match="0.7"):
+    with pytest.raises(ValueError, match=r"0\.7"):
         updated_ratings(1500, 1500, 0.7)
 
 
@@ -64,7 +81,7 @@ def test_accounts_and_credentials(tmp_path: Path) -> None:
         service.authenticate("ann", "wrong")
     with pytest.raises(NotAuthenticated):
         service.authenticate("nobody", "secret")
-    assert service.authenticate("ann", "secret").username == "ann"
+    assert login(service, "ann", "secret").username == "ann"
     assert service.active_usernames() == ["ann"]
 
 
@@ -96,7 +113,7 @@ def test_strangers_are_refused(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path)
     game_id, white, _ = started_game(service)
     service.register("eve", "pw-eve")
-    eve = service.authenticate("eve", "pw-eve")
+    eve = login(service, "eve", "pw-eve")
     with pytest.raises(NotAPlayer):
         service.game_for(eve, game_id)
     with pytest.raises(NotAPlayer):
@@ -158,7 +175,7 @@ def test_restart_rebuilds_the_game_from_stored_actions(tmp_path: Path) -> None:
     service.sense(black, game_id, 9)
     service.store.close()
     restarted, _ = make_service(tmp_path)
-    black = restarted.authenticate("black", "pw-black")
+    black = login(restarted, "black", "pw-black")
     game, _ = restarted.game_for(black, game_id)
     assert game.is_my_turn(chess.BLACK) and game.phase.value == "move"
     assert game.arbiter.board.fen() == "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
@@ -167,10 +184,10 @@ def test_restart_rebuilds_the_game_from_stored_actions(tmp_path: Path) -> None:
 
 def test_ranked_scheduler_respects_max_games_versions_and_rates(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, seed=3)
-    users = {}
+    users: dict[str, UserRow] = {}
     for name in ("a", "b", "c"):
         service.register(name, "pw")
-        users[name] = user = service.authenticate(name, "pw")
+        users[name] = user = login(service, name, "pw")
         service.set_ranked(user, True)
     assert service.tick() == []  # nobody has a version yet
     for user in users.values():
@@ -194,9 +211,16 @@ def test_ranked_scheduler_respects_max_games_versions_and_rates(tmp_path: Path) 
     assert sum(row["elo"] for row in table.values()) == pytest.approx(3000.0)
 
 
-def _plays(service: Service, user: object, game_id: int) -> bool:
+def _invited_game(service: Service, invitation_id: int) -> int:
+    """The game an existing invitation is for."""
+    row = service.store.invitation(invitation_id)
+    assert row is not None, f"no invitation {invitation_id}"
+    return int(row["game_id"])
+
+
+def _plays(service: Service, user: UserRow, game_id: int) -> bool:
     try:
-        service.game_for(user, game_id)  # type: ignore[arg-type]
+        service.game_for(user, game_id)
     except NotAPlayer:
         return False
     return True
@@ -222,22 +246,22 @@ def test_finished_games_leave_memory_and_are_answered_from_the_database(tmp_path
 
 def test_leaving_ranked_play_withdraws_only_games_nobody_accepted(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, seed=5)
-    users = {}
+    users: dict[str, UserRow] = {}
     for name in ("a", "b"):
         service.register(name, "pw")
-        users[name] = user = service.authenticate(name, "pw")
+        users[name] = user = login(service, name, "pw")
         service.new_version(user)
         service.set_max_games(user, 2)
         service.set_ranked(user, True)
     first, second = service.tick()
-    accepted = next(i for i in service.invitations(users["b"]) if service.store.invitation(i)["game_id"] == first)
+    accepted = next(i for i in service.invitations(users["b"]) if _invited_game(service, i) == first)
     service.accept_invitation(users["b"], accepted)
     service.set_ranked(users["a"], False)
     statuses = {game_id: [row["status"] for row in service.store.invitations_of_game(game_id)] for game_id in (first, second)}
     assert statuses[first].count("cancelled") == 0  # b accepted it: it will be played
     assert statuses[second] == ["cancelled", "cancelled"]
     [still_offered] = service.store.pending_invitation_ids(users["a"].id)
-    assert service.store.invitation(still_offered)["game_id"] == first
+    assert _invited_game(service, still_offered) == first
     cancelled_id = next(row["id"] for row in service.store.invitations_of_game(second) if row["recipient_id"] == users["b"].id)
     with pytest.raises(InvalidRequest, match="withdrawn"):
         service.accept_invitation(users["b"], cancelled_id)
@@ -250,7 +274,7 @@ def test_a_game_not_started_in_time_is_withdrawn(tmp_path: Path) -> None:
     service, clock = make_service(tmp_path, start_timeout=30.0)
     service.register("host", "pw")
     service.register("absent", "pw")
-    host = service.authenticate("host", "pw")
+    host = login(service, "host", "pw")
     game_id = service.invite(host, "absent", chess.WHITE)
     service.ready(host, game_id)
     clock.now += 29.0

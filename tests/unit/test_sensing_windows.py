@@ -15,7 +15,7 @@ def slow_statistics(grid: np.ndarray, weights: np.ndarray, centre: int) -> tuple
     """(entropy in bits, expected size) of sensing at `centre`, by a dictionary over window tuples."""
     mass: dict[tuple[int, ...], float] = defaultdict(float)
     count: dict[tuple[int, ...], int] = defaultdict(int)
-    for row, weight in zip(grid, weights):
+    for row, weight in zip(grid, weights, strict=True):
         key = tuple(int(row[s]) for s in WINDOWS[centre])
         mass[key] += weight
         count[key] += 1

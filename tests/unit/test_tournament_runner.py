@@ -57,7 +57,7 @@ def test_a_bot_file_is_isolated_by_default_so_its_death_is_its_own_loss(tmp_path
     with sqlite3.connect(tmp_path / "isolated.sqlite") as connection:
         faults = dict(connection.execute("SELECT key, faults FROM games").fetchall())
     assert len(games) == 2
-    for key, (ok, winner, reason, history) in games.items():
+    for key, (ok, winner, reason, _history) in games.items():
         spec = next(spec for spec in load_config(config).schedule() if spec.key == key)
         dying_color = spec.white.label == "dies-always"
         assert ok and (winner, reason) == (not dying_color, "RESIGN")  # a played game, lost by the bot

@@ -7,13 +7,16 @@ import json
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import chess
 import numpy as np
 import pytest
 import reconchess
+from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
+
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameEnded
 from blindchess.beliefs import BoardSet
@@ -27,7 +30,6 @@ from blindchess.viewer.library import GameLibrary
 from blindchess.viewer.replay import event_plies, observations_at
 from blindchess.viewer.serving import AppThread
 from blindchess.viewer.state import ViewerState
-from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
 
 def fetch(url: str, body: Any = None) -> tuple[int, str]:

@@ -16,7 +16,7 @@ from blindchess.arguments import positive_int
 from blindchess.variants.simulchess.players import BOTS, play_simulchess_match
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "simulchess",
         help="play simultaneous-move chess between two bots",
@@ -45,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
             name = record.white if winner == chess.WHITE else record.black
             wins[name] += 1
             outcome = f"{'white' if winner == chess.WHITE else 'black'} ({name}) won"
-        print(f"[{number}/{len(records)}] {record.white} (white) vs {record.black} (black): {outcome} by {record.result.reason} after {record.turns} turns")
+        print(
+            f"[{number}/{len(records)}] {record.white} (white) vs {record.black} (black): "
+            f"{outcome} by {record.result.reason} after {record.turns} turns"
+        )
     for name in dict.fromkeys([args.white, args.black]):
         print(f"{name}: {wins[name]} wins")
     print(f"draws: {sum(record.result.winner is None for record in records)}")

@@ -20,7 +20,14 @@ import numpy as np
 
 from blindchess.arbiter.types import Color
 from blindchess.variants.simulchess.game import SimulGame, SimulResult, resolve
-from blindchess.variants.simulchess.rules import NULL, SimulState, Submission, needs_backup, submittable_moves, valid_backups
+from blindchess.variants.simulchess.rules import (
+    NULL,
+    SimulState,
+    Submission,
+    needs_backup,
+    submittable_moves,
+    valid_backups,
+)
 
 logger = logging.getLogger(__name__)
 

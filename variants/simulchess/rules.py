@@ -68,8 +68,8 @@ from typing import Optional
 
 import chess
 
-from blindchess.errors import BlindchessError
 from blindchess.arbiter.types import Color, Square
+from blindchess.errors import BlindchessError
 
 NULL = chess.Move.null()
 _CASTLES = {
@@ -332,9 +332,11 @@ def valid_backups(state: SimulState, color: Color, primary: chess.Move) -> list[
 
 def normalize(state: SimulState, move: chess.Move) -> chess.Move:
     """A pawn move onto the last rank without a promotion piece becomes a queen promotion."""
-    if move != NULL and move.promotion is None and state.board.piece_type_at(move.from_square) == chess.PAWN:
-        if chess.square_rank(move.to_square) in (0, 7):
-            return chess.Move(move.from_square, move.to_square, chess.QUEEN)
+    if (
+        move != NULL and move.promotion is None and state.board.piece_type_at(move.from_square) == chess.PAWN
+        and chess.square_rank(move.to_square) in (0, 7)
+    ):
+        return chess.Move(move.from_square, move.to_square, chess.QUEEN)
     return move
 
 

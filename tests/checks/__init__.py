@@ -1,0 +1,1 @@
+"""Checks of the code itself: mypy, ruff, the doctests, the layering and the module names."""
