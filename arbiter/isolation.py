@@ -37,8 +37,8 @@ import ctypes
 import logging
 import multiprocessing
 import multiprocessing.connection
-import resource
 import os
+import resource
 import signal
 import sys
 import traceback

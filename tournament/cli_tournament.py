@@ -26,9 +26,9 @@ from .base import ExecutorError
 from .config import ConfigError, load_config
 from .executors import make_executor
 from .report import plot, standings, table
+from .results_db import ResultStore, StoreConflictError
 from .runner import SetupError, run_schedule
 from .stats import StatisticsError
-from .store import ResultStore, StoreConflictError
 from .task import BotSettingError, check_bot
 
 

@@ -53,7 +53,7 @@ from .task import did_you_mean
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # mypy checks as 3.10
 
 __all__ = ["ConfigError", "SelfPairingError", "TournamentConfig", "load_config", "pairing_games", "parse_config", "tomllib"]
 
@@ -103,7 +103,9 @@ class TournamentConfig:
         return [game for first, second in self.pairings() for game in pairing_games(first, second, self)]
 
 
-def pairing_games(first: BotSpec, second: BotSpec, config: TournamentConfig, start_pair: int = 0, pairs: int | None = None) -> Iterator[GameSpec]:
+def pairing_games(
+    first: BotSpec, second: BotSpec, config: TournamentConfig, start_pair: int = 0, pairs: int | None = None
+) -> Iterator[GameSpec]:
     """The games between `first` and `second` (see the module docstring for seeds and colours).
 
     With `pairs` given, that many pairs (or games, without `repeat`) from `start_pair` on, else the config's count.
@@ -112,7 +114,8 @@ def pairing_games(first: BotSpec, second: BotSpec, config: TournamentConfig, sta
     per_pair = 2 if config.repeat else 1
     count = pairs if pairs is not None else config.games_per_pairing // per_pair
     for pair in range(start_pair, start_pair + count):
-        seed_first, seed_second = (int(word) for word in np.random.SeedSequence([config.seed, zlib.crc32(pairing.encode()), pair]).generate_state(2))
+        sequence = np.random.SeedSequence([config.seed, zlib.crc32(pairing.encode()), pair])
+        seed_first, seed_second = (int(word) for word in sequence.generate_state(2))
         for game in range(per_pair):
             first_white = (pair + game) % 2 == 0
             white, black = (first, second) if first_white else (second, first)

@@ -159,7 +159,7 @@ def _rating_covariance(
 
     curvature = -(game_log_likelihood(diff + step) - 2 * game_log_likelihood(diff) + game_log_likelihood(diff - step)) / step**2
     information = np.zeros((n, n))
-    for w, b, c in zip(white, black, curvature):
+    for w, b, c in zip(white, black, curvature, strict=True):
         information[w, w] += c
         information[b, b] += c
         information[w, b] -= c

@@ -46,7 +46,8 @@ class RayExecutor:
                 local_cpus = workers if address is None else None  # a local Ray gets one CPU per worker asked for
                 ray.init(address=address, num_cpus=local_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
             except Exception as error:
-                raise ExecutorError(f"cannot start or reach Ray{' at ' + repr(address) if address else ''}: {type(error).__name__}: {error}") from error
+                where = f" at {address!r}" if address else ""
+                raise ExecutorError(f"cannot start or reach Ray{where}: {type(error).__name__}: {error}") from error
             self._started_here = True
         self.workers = workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
         self._task: Any = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(play_game)
@@ -72,7 +73,8 @@ class RayExecutor:
                         yield ray.get(reference)
                     except ray.exceptions.RayError as error:
                         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                        yield failed(spec.key, f"Ray task failed after {MAX_RETRIES + 1} attempts: {type(error).__name__}: {reason}", MAX_RETRIES + 1)
+                        message = f"Ray task failed after {MAX_RETRIES + 1} attempts: {type(error).__name__}: {reason}"
+                        yield failed(spec.key, message, MAX_RETRIES + 1)
         finally:
             for reference in in_flight:
                 ray.cancel(reference, force=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ratings import EloFit, fit_elo, scores_by_player
+from .results_db import GameRow
 from .stats import pentanomial, wilson_interval
-from .store import GameRow
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,14 @@ def table(result: Standings) -> str:
         for pairing, counts in result.pentanomials.items():
             lines.append(f"{pairing:<{width + 30}}" + "".join(f"{count:>5}" for count in counts))
     significant = [
-        (a, b, *fit.difference(a, b)) for index, a in enumerate(order) for b in order[index + 1 :] if abs(fit.difference(a, b)[0]) > fit.difference(a, b)[1]
+        (a, b, *fit.difference(a, b))
+        for index, a in enumerate(order)
+        for b in order[index + 1 :]
+        if abs(fit.difference(a, b)[0]) > fit.difference(a, b)[1]
     ]
     lines.append("")
-    lines.append("significant differences (95%): " + (", ".join(f"{a} > {b} by {d:.0f} +- {m:.0f}" for a, b, d, m in significant) or "none"))
+    listed = ", ".join(f"{a} > {b} by {d:.0f} +- {m:.0f}" for a, b, d, m in significant)
+    lines.append("significant differences (95%): " + (listed or "none"))
     return "\n".join(lines)
 
 

@@ -23,8 +23,8 @@ from blindchess.errors import BlindchessError
 
 from .base import Executor
 from .interrupt import watch_for_interrupt
+from .results_db import ResultStore
 from .spec import GameSpec
-from .store import ResultStore
 
 logger = logging.getLogger(__name__)
 

@@ -238,7 +238,7 @@ class SlowBot(RandomBot):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_stops_a_match_without_counting_the_interrupted_game_and_resume_plays_the_rest(workers, tmp_path):
+def test_ctrl_c_stops_a_match_without_counting_the_interrupted_game_and_resume_plays_the_rest(workers: str, tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit 130, no half game saved, --resume finishes."""
     bot_file = tmp_path / "slow_bot.py"
     bot_file.write_text(SLOW_BOT)

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 import ray
+
 from blindchess.cli import main
 from blindchess.tournament.config import load_config
 from blindchess.tournament.executors import PoolExecutor
 from blindchess.tournament.ray_executor import RayExecutor
+from blindchess.tournament.results_db import ResultStore
 from blindchess.tournament.runner import run_schedule
-from blindchess.tournament.store import ResultStore
 
 from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, write_config
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def local_ray() -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
 
 
-def test_ray_and_the_process_pool_play_identical_games(local_ray, tmp_path, capsys):
+def test_ray_and_the_process_pool_play_identical_games(local_ray: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = write_config(tmp_path, DETERMINISTIC_PLAYERS, games=2)
     assert main(["tournament", str(config), "--db", str(tmp_path / "ray.sqlite"), "--executor", "ray", "--no-progress"]) == 0
     assert "trout" in capsys.readouterr().out  # the standings table
@@ -36,7 +40,7 @@ def test_ray_and_the_process_pool_play_identical_games(local_ray, tmp_path, caps
     assert ray.is_initialized()  # the executor joined the running Ray and left it running
 
 
-def test_a_ray_worker_killed_mid_game_is_retried_once_recorded(local_ray, tmp_path):
+def test_a_ray_worker_killed_mid_game_is_retried_once_recorded(local_ray: None, tmp_path: Path) -> None:
     dies_once = dying_bot(tmp_path, once=True)
     config = write_config(tmp_path, f'[players.dies-once]\nbot = "{dies_once}"\n[players.random]\nbot = "random"\n', games=2)
     with ResultStore(tmp_path / "ray.sqlite") as store:

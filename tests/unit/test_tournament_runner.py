@@ -9,22 +9,25 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from blindchess.cli import main
+from blindchess.tournament.base import Executor
 from blindchess.tournament.config import load_config
 from blindchess.tournament.executors import InlineExecutor, PoolExecutor
+from blindchess.tournament.results_db import ResultStore
 from blindchess.tournament.runner import run_schedule
-from blindchess.tournament.store import ResultStore
 
 from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, write_config
 
 
-def _run(config: Path, db: Path, executor) -> None:
+def _run(config: Path, db: Path, executor: Executor) -> None:
     with ResultStore(db) as store:
         run_schedule(load_config(config).schedule(), store, executor)
     executor.close()
 
 
-def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
+def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path: Path) -> None:
     dies_once, dies_always = dying_bot(tmp_path, once=True), dying_bot(tmp_path, once=False)
     # isolate = false: the bot plays in the worker's own process, so its SIGKILL kills the worker.
     players = f'[players.dies-once]\nbot = "{dies_once}"\nisolate = false\n[players.random]\nbot = "random"\n'
@@ -47,7 +50,7 @@ def test_a_killed_worker_loses_no_game_and_counts_none_twice(tmp_path):
     assert all(row.error == "worker process died 2 times while playing it (killed or out of memory)" for row in rows)
 
 
-def test_a_bot_file_is_isolated_by_default_so_its_death_is_its_own_loss(tmp_path):
+def test_a_bot_file_is_isolated_by_default_so_its_death_is_its_own_loss(tmp_path: Path) -> None:
     dies_always = dying_bot(tmp_path, once=False)
     players = f'[players.dies-always]\nbot = "{dies_always}"\n[players.random]\nbot = "random"\n'
     config = write_config(tmp_path, players, games=2, name="isolated")
@@ -75,7 +78,7 @@ class SlowBot(RandomBot):
 """
 
 
-def test_an_interrupted_run_resumes_and_records_every_game_once(tmp_path):
+def test_an_interrupted_run_resumes_and_records_every_game_once(tmp_path: Path) -> None:
     slow = tmp_path / "slow_bot.py"
     slow.write_text(SLOW_BOT)
     config = write_config(tmp_path, f'[players.slow]\nbot = "{slow}"\n[players.random]\nbot = "random"\n', games=8, turn_limit=30)
@@ -103,15 +106,16 @@ def test_an_interrupted_run_resumes_and_records_every_game_once(tmp_path):
     assert "slow" in resumed.stdout and "random" in resumed.stdout  # the standings table
 
 
-def _error(capsys, *argv) -> str:
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     assert main(list(argv)) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err  # one clear line
-    return lines[0]
+    line: str = lines[0]
+    return line
 
 
-def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys, tmp_path):
+def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     good = write_config(tmp_path, DETERMINISTIC_PLAYERS.split("[players.trout]")[0], games=2, name="good")
     db = tmp_path / "kept.sqlite"
     assert main(["tournament", str(good), "--db", str(db), "--workers", "1", "--no-progress"]) == 0
@@ -127,7 +131,8 @@ def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys, tmp_path):
     line = _error(capsys, "tournament", str(typo), "--db", str(db))
     assert "unknown key 'gams_per_pairing' in [tournament] (did you mean 'games_per_pairing'?)" in line
 
-    setting = write_config(tmp_path, '[players.random]\nbot = "random"\n[players.t]\nbot = "trout"\nsettings = { limt = 1 }\n', name="setting")
+    players = '[players.random]\nbot = "random"\n[players.t]\nbot = "trout"\nsettings = { limt = 1 }\n'
+    setting = write_config(tmp_path, players, name="setting")
     line = _error(capsys, "tournament", str(setting), "--db", str(db))
     assert "has no setting 'limt' (did you mean 'limit'?)" in line
 
@@ -147,7 +152,7 @@ def test_bad_input_gets_one_clear_line_and_loses_nothing(capsys, tmp_path):
     assert recorded(db) == before  # nothing recorded was lost or changed
 
 
-def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys, tmp_path):
+def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     histories = {}
     for workers in ("1", "2"):
         out = tmp_path / workers
@@ -159,8 +164,10 @@ def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys, tmp_
     assert "8/8/8/8/kr6/p7/3P4/2RK4 w - - 0 1" in histories["1"][0]  # the 4x4 teaching board, as python-chess writes it
 
 
-def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys):
-    code = main(["sprt", "attacker", "random", "--elo0", "0", "--elo1", "10", "--full-turn-limit", "30", "--workers", "1", "--max-pairs", "40"])
+def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["sprt", "attacker", "random", "--elo0", "0", "--elo1", "10", "--full-turn-limit", "30", "--workers", "1", "--max-pairs", "40"]
+    )
     captured = capsys.readouterr()
     llrs = [float(line.split("LLR")[1]) for line in captured.err.splitlines() if "LLR" in line]
     assert code == 0 and captured.out.startswith("H1 accepted: attacker vs random after")

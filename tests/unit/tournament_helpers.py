@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from blindchess.tournament.store import ResultStore
+from blindchess.tournament.results_db import ResultStore
 
 DETERMINISTIC_PLAYERS = """
 [players.random]
@@ -66,7 +66,7 @@ def dying_bot(folder: Path, once: bool = True) -> Path:
     return path
 
 
-def recorded(db: Path) -> dict[str, tuple]:
+def recorded(db: Path) -> dict[str, tuple[bool, bool | None, str | None, str | None]]:
     """key -> (status, winner, reason, history) of every recorded game."""
     with ResultStore(db) as store:
         return {row.key: (row.ok, row.winner, row.reason, store.history(row.key)) for row in store.rows()}

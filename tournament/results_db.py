@@ -125,7 +125,9 @@ class ResultStore:
         """Every recorded game, in key order."""
         query = "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error FROM games ORDER BY key"
         return [
-            GameRow(key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error)
+            GameRow(
+                key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error
+            )
             for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error in self._connection.execute(query)
         ]
 
