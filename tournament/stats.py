@@ -16,12 +16,20 @@ games are not independent (a seed that favours a bot does so in both), so fishte
 pair's total score, 0, 1/2, 1, 3/2 or 2, as one draw from a five-valued distribution.
 
 **SPRT** (Wald's sequential probability ratio test, in the generalised form fishtest uses): H0 is
-"the Elo difference is `elo0`", H1 "it is `elo1`". After :math:`N` independent samples
-:math:`x_i \\in [0, 1]` (per-game scores, or per-pair scores halved) with mean :math:`\\bar x` and
-variance :math:`\\sigma^2`, the log-likelihood ratio of the two hypotheses, under the normal
-approximation with the variance estimated from the data, is
+"the expected score is :math:`s_0 = s(\\mathrm{elo}_0)`", H1 "it is :math:`s_1 = s(\\mathrm{elo}_1)`". After
+:math:`N` independent samples :math:`x_i \\in [0, 1]` (per-game scores, or per-pair scores halved)
+with mean :math:`\\bar x` and variance :math:`\\sigma^2`, the generalised log-likelihood ratio (the
+likelihood of the data maximised over the distributions with mean :math:`s_1`, over that with mean
+:math:`s_0`) is, to second order (Van den Bergh's approximation, fishtest's ``LLR_alt2``),
 
-.. math:: \\mathrm{LLR} = N \\, \\frac{(s_1 - s_0)(2\\bar x - s_0 - s_1)}{2 \\sigma^2}, \\quad s_k = s(\\mathrm{elo}_k).
+.. math:: \\mathrm{LLR} = \\frac{N}{2} \\ln \\frac{\\sigma^2 + (\\bar x - s_0)^2}{\\sigma^2 + (\\bar x - s_1)^2}.
+
+Why not the plainer normal form :math:`N (s_1 - s_0)(2\\bar x - s_0 - s_1) / 2\\sigma^2`: it divides
+by the sample variance, which is near zero after a few identical pairs (RBC pairs often repeat:
+two wins by king capture), so two pairs of 3/2 gave an LLR of +15 and "accepted" H1 on four games.
+Here each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\bar x - s_1)^2}`, so a
+verdict needs many samples unless they are far from both hypotheses; where the variance is
+large the two forms agree to first order in :math:`s_1 - s_0`.
 
 The test stops when LLR leaves :math:`(\\ln\\frac{\\beta}{1-\\alpha}, \\ln\\frac{1-\\beta}{\\alpha})`:
 below, H0 is accepted, above, H1. With :math:`\\alpha = \\beta = 0.05` the bounds are :math:`\\mp 2.944`.
@@ -111,13 +119,14 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
 
     `counts[..., i]` is how often the score ``i / (k - 1)`` was seen, `k` the last axis's length:
     three counts (loss, draw, win) for single games, five (the pentanomial) for pairs, whose
-    totals are halved to lie in [0, 1]. Zero while fewer than two samples or no variance.
+    totals are halved to lie in [0, 1]. Zero while fewer than two samples.
     Leading axes are independent tests (a float for one, an array for many). Empty cells count
-    `REGULARIZATION` (fishtest's 1e-3), so that a bot that won every pair has a small variance
-    rather than none, and the test can end.
+    `REGULARIZATION` (fishtest's 1e-3), so that the variance is never exactly zero.
 
     >>> round(sprt_llr([10, 20, 30], 0.0, 10.0), 4)
-    0.9912
+    0.8376
+    >>> round(sprt_llr([0, 0, 0, 2, 0], 0.0, 10.0), 4)  # two pairs of 3/2: far from a verdict
+    0.1181
     """
     table = np.asarray(counts, dtype=float)
     if table.ndim == 0 or table.shape[-1] < 2 or np.any(table < 0):
@@ -129,8 +138,9 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
     mean = table @ values / safe_total
     variance = table @ values**2 / safe_total - mean**2
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
-    defined = (total >= 2) & (variance > 1e-12)
-    llr = np.where(defined, total * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * np.where(defined, variance, 1.0)), 0.0)
+    llr = np.where(
+        total >= 2, 0.5 * total * np.log((variance + (mean - s0) ** 2) / (variance + (mean - s1) ** 2)), 0.0
+    )
     return float(llr) if llr.ndim == 0 else llr
 
 
