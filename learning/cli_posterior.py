@@ -28,6 +28,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "posterior", help="training data, training and scoring of the neural posterior",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  blindchess posterior data --games 24 --seed 1 --out data/posterior",
     )  # fmt: skip
     commands = parser.add_subparsers(dest="posterior_command", required=True)
 
