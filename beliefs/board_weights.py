@@ -39,7 +39,7 @@ import numpy as np
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.evaluation.stockfish import Engine
 
-from .base import N_CHANNELS, Belief, NotInitialisedError, WeightedBoards
+from .base import N_CHANNELS, Belief, BeliefError, NotInitialisedError, WeightedBoards
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class IndexedBoards(WeightedBoards, Protocol):
     def board(self, index: int) -> chess.Board: ...
 
 
-class WeightingError(ValueError):
+class WeightingError(BeliefError, ValueError):
     """A weighting's settings or output are unusable (the message quotes them)."""
 
 

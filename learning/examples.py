@@ -44,11 +44,12 @@ from blindchess.arbiter.observations import OpponentMoved, SenseResult
 from blindchess.beliefs.encoding import ENCODING_VERSION, FRAME_SIZE, StreamEncoder, relative_targets
 from blindchess.beliefs.random_games import ObservedGame
 from blindchess.beliefs.recorded_games import observed_game
+from blindchess.errors import BlindchessError
 
 SHARD_FORMAT = "blindchess-posterior-shard"
 
 
-class ShardError(ValueError):
+class ShardError(BlindchessError, ValueError):
     """A shard file is unreadable or of another format or encoding version (the message names the file)."""
 
 

@@ -166,7 +166,9 @@ def test_match_plays_a_variant_alike_in_this_process_and_in_workers(capsys: pyte
 
 def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        ["sprt", "attacker", "random", "--elo0", "0", "--elo1", "10", "--full-turn-limit", "30", "--workers", "1", "--max-pairs", "40"]
+        # elo1 100: attacker is hundreds of Elo stronger, and the LLR_alt2 form gains a bounded amount per pair
+        # (about 0.03 at elo1 10 for a pair won twice), so a narrow elo1 would need over a hundred pairs.
+        ["sprt", "attacker", "random", "--elo0", "0", "--elo1", "100", "--full-turn-limit", "30", "--workers", "1", "--max-pairs", "40"]
     )
     captured = capsys.readouterr()
     llrs = [float(line.split("LLR")[1]) for line in captured.err.splitlines() if "LLR" in line]
