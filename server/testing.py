@@ -20,6 +20,8 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
@@ -152,6 +154,21 @@ class ServerProcess:
         if self._process is not None:
             self._process.kill()
             self._process.wait(timeout=30)
+
+    def crash_when(self, ready: Callable[[], bool], timeout: float, outage: float) -> None:
+        """Wait (at most `timeout` s) until `ready()`, then SIGKILL the server and restart it `outage` s later.
+
+        Raises:
+            TimeoutError: `ready()` never held, so the crash would have tested nothing.
+        """
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the condition for crashing the server did not hold within {timeout} s")
+            time.sleep(0.05)
+        self.kill()
+        time.sleep(outage)
+        self.start()
 
     def stop(self) -> None:
         """SIGTERM, as an operator would; waits for the process to exit."""

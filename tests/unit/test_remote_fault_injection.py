@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -91,13 +90,8 @@ def test_twenty_games_lose_nothing_through_failing_writes_and_a_kill(tmp_path: P
         with caplog.at_level(logging.WARNING, logger="blindchess.server.client"):
             for player in players:
                 player.start()
-            deadline = time.monotonic() + 120
-            while query(str(db), "SELECT COUNT(*) FROM actions")[0][0] < GAMES * 3 * TURN_LIMIT // 2:
-                assert time.monotonic() < deadline, "the games did not get going"
-                time.sleep(0.1)
-            server.kill()
-            time.sleep(1.0)
-            server.start()
+            half_played = GAMES * 3 * TURN_LIMIT // 2
+            server.crash_when(lambda: query(str(db), "SELECT COUNT(*) FROM actions")[0][0] >= half_played, 120, 1.0)
             for player in players:
                 player.join(timeout=300)
     finally:
