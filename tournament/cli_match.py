@@ -121,6 +121,7 @@ class BotRecord:
     wins_as_black: int = 0
     losses: int = 0
     draws: int = 0
+    clock_shares: list[float] = field(default_factory=list)
 
     @property
     def wins(self) -> int:
@@ -139,10 +140,22 @@ class MatchSummary:
     interrupted: bool = False  # stopped by Ctrl-C before all games were played
 
     def record(
-        self, white_index: int, winner: bool | None, reason: WinReason | None, turns: int, seconds: float | None
+        self,
+        white_index: int,
+        winner: bool | None,
+        reason: WinReason | None,
+        turns: int,
+        seconds: float | None,
+        clock_share: tuple[float | None, float | None] = (None, None),
     ) -> None:
-        """Count one game; `seconds` is None for a game resumed from its saved history (no wall time kept)."""
+        """Count one game; `seconds` is None for a game resumed from its saved history (no wall time kept).
+
+        `clock_share` is White's and Black's share of the clock used (see `GameResult`).
+        """
         white, black = self.bots[white_index], self.bots[1 - white_index]
+        for bot, share in ((white, clock_share[0]), (black, clock_share[1])):
+            if share is not None:
+                bot.clock_shares.append(share)
         white.games += 1
         black.games += 1
         if winner is None:
@@ -182,6 +195,13 @@ class MatchSummary:
                 length += f", {np.mean(self.seconds):.2f} s"
                 length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
             rows.append(length)
+        for bot in self.bots:
+            if bot.clock_shares:
+                shares = np.array(bot.clock_shares)
+                rows.append(
+                    f"clock used by {bot.label}: mean {shares.mean():.0%}, least {shares.min():.0%}, most {shares.max():.0%}"
+                    " of start + increments"
+                )
         return "\n".join(rows)
 
 
@@ -288,15 +308,22 @@ def _record_game(
         return
     winner = result.winner
     reason = None if result.reason is None else WinReason[result.reason]
-    summary.record(white_index, winner, reason, result.turns, result.seconds)
+    summary.record(white_index, winner, reason, result.turns, result.seconds, result.clock_share)
     path = unique_history_path(out, f"{stamp}-{game_stem}")
     path.write_text(result.history)
     progress.write(
         f"[{index + 1}/{games}] {white_label} (white) vs {black_label} (black): "
         f"{describe_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
-        f" seeds {spec.white_seed}/{spec.black_seed} -> {path}\n"
+        f"{_clock_note(result.clock_share)} seeds {spec.white_seed}/{spec.black_seed} -> {path}\n"
     )
     progress.flush()
+
+
+def _clock_note(shares: tuple[float | None, float | None]) -> str:
+    """`` clock used 83%/21%,`` (White's/Black's) for a timed game, else nothing."""
+    if shares[0] is None or shares[1] is None:
+        return ""
+    return f" clock used {shares[0]:.0%}/{shares[1]:.0%},"
 
 
 def _bot_name(bot: str) -> str:

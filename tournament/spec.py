@@ -91,6 +91,8 @@ class GameResult:
         setup_error: the error is the setup's (an unknown bot, no Stockfish), not this game's:
             every other game would fail the same way, so a run stops instead of recording it.
         attempts: how many times the game was started.
+        clock_share: per colour (White, Black), the share of its clock it used: seconds used
+            over the start plus the increments of the turns it began (None without a clock).
     """
 
     key: str
@@ -103,6 +105,7 @@ class GameResult:
     error: str | None = None
     setup_error: bool = False
     attempts: int = 1
+    clock_share: tuple[float | None, float | None] = (None, None)
 
     @property
     def ok(self) -> bool:

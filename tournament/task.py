@@ -23,11 +23,13 @@ import difflib
 import functools
 import inspect
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import chess
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
@@ -221,7 +223,22 @@ def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> Ga
         seconds=time.monotonic() - started,
         faults=tuple(fault.message for fault in history.faults),
         history=history.to_json(),
+        clock_share=(clock_share(game, chess.WHITE, history.num_turns()), clock_share(game, chess.BLACK, history.num_turns())),
     )
+
+
+def clock_share(game: LocalGame[Any], color: bool, turns: int) -> float | None:
+    """The share of `color`'s clock it used in a finished game of `turns` turns (both players' counted).
+
+    ``used / (start + increment * own turns begun)``: an unfinished last turn earned no
+    increment, so the share of a game that ended on `color`'s turn reads slightly low.
+    """
+    if math.isinf(game.seconds_per_player):
+        return None
+    own_turns = (turns + 1) // 2 if color == chess.WHITE else turns // 2
+    available = game.seconds_per_player + game.seconds_increment * own_turns
+    used = available - game.seconds_left_by_color[color]
+    return max(0.0, used / available) if available > 0 else None
 
 
 def _identity(value: Any) -> Any:

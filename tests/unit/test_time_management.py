@@ -31,12 +31,14 @@ weights = st.floats(min_value=0.0, max_value=10.0)
 
 
 @given(clocks, increments, st.integers(0, 400), weights, st.floats(0.0, 20.0))
-def test_a_turn_never_plans_more_than_the_clock_allows(seconds_left: float, increment: float, turn: int, weight: float, overhead: float) -> None:
+def test_a_turn_never_plans_more_than_the_clock_allows(
+    seconds_left: float, increment: float, turn: int, weight: float, overhead: float
+) -> None:
     manager = TimeManager()
     plan = manager.allot(seconds_left, increment, turn, weight, overhead)
     usable = max(0.0, seconds_left - manager.reserve)
     cap = min(usable / manager.cap_divisor + manager.increment_share * increment, usable / 2)
-    assert 0.0 <= plan.sense and 0.0 <= plan.move <= plan.hard
+    assert plan.sense >= 0.0 and 0.0 <= plan.move <= plan.hard
     assert plan.sense + plan.move <= cap + 1e-9
     assert plan.sense + plan.hard + min(overhead, cap) <= 1.2 * cap + 1e-9
 
@@ -96,7 +98,10 @@ def test_difficulty_grows_with_the_belief_and_the_threat(boards: int, threat: fl
     assert 0.5 <= low <= high <= 2.0
 
 
-@pytest.mark.parametrize("settings_", [{"reserve": -1.0}, {"min_turns_left": 0}, {"expected_turns": 5, "min_turns_left": 6}, {"sense_share": 1.5}, {"cap_divisor": 0.5}])
+@pytest.mark.parametrize(
+    "settings_",
+    [{"reserve": -1.0}, {"min_turns_left": 0}, {"expected_turns": 5, "min_turns_left": 6}, {"sense_share": 1.5}, {"cap_divisor": 0.5}],
+)
 def test_impossible_settings_are_refused_by_name(settings_: dict[str, float]) -> None:
     with pytest.raises(TimeManagementError, match=next(iter(settings_))):
         TimeManager(**settings_)  # type: ignore[arg-type]
@@ -123,7 +128,9 @@ class RecordingPlanner(RandomSensePlanner):
     def __init__(self) -> None:
         self.seen: list[SenseContext] = []
 
-    def choose_sense(self, belief: Belief, sense_actions: list[int], seconds_left: float, rng: np.random.Generator, context: SenseContext) -> Optional[int]:
+    def choose_sense(
+        self, belief: Belief, sense_actions: list[int], seconds_left: float, rng: np.random.Generator, context: SenseContext
+    ) -> Optional[int]:
         self.seen.append(context)
         return super().choose_sense(belief, sense_actions, seconds_left, rng, context)
 
@@ -155,7 +162,9 @@ def test_pondering_gives_the_belief_the_next_update_would(seed: int) -> None:
     """A bot that pondered after each move ends every turn with the same boards as one that did not."""
     game = play_random_game(np.random.default_rng(seed), full_turn_limit=12)
     for color in (chess.WHITE, chess.BLACK):
-        plain, pondering = (BeliefBot(lambda: BoardSet(max_boards=20_000), RandomSensePlanner(), RecordingSelector(), rng=0) for _ in range(2))
+        plain, pondering = (
+            BeliefBot(lambda: BoardSet(max_boards=20_000), RandomSensePlanner(), RecordingSelector(), rng=0) for _ in range(2)
+        )
         pondering.color = plain.color = color
         for event in game.events[color]:
             plain.observe(event)

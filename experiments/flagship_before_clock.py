@@ -1,0 +1,29 @@
+"""The flagship as it was before its time manager (commit 187bf11), kept to measure the new one against.
+
+Same belief, planner and selector; no `TimeManager` (the planner and selector keep their
+fixed plans: the selector's ``usable / 30 + increment / 2``, at most 24 boards and 0.1 s per
+position, no second look). Load it by path or module name::
+
+    blindchess match flagship experiments/flagship_before_clock.py --seconds 300 --increment 5
+    blindchess sprt flagship blindchess.experiments.flagship_before_clock --seconds 60 --increment 2
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from blindchess.arbiter import Player
+from blindchess.bots.presets import ValueOfInformationSenseBot
+from blindchess.bots.random_bot import SeedLike
+
+
+class FlagshipBeforeClock(ValueOfInformationSenseBot):
+    """`belief-evoi` with the selector's old limits: what `flagship` was at 187bf11."""
+
+    def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
+        super().__init__(rng, **{"max_boards": 24, "max_position_seconds": 0.1, **selector_settings})
+
+
+def get_player() -> type[Player]:
+    """The bot's class (`load_player` calls this)."""
+    return FlagshipBeforeClock
