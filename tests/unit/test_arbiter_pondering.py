@@ -2,24 +2,21 @@
 
 Each game is a real `play_local_game` on a real `LocalGame` with a clock, the pondering bot
 isolated (`isolated_player(..., ponder=True)`). The bot runs in a child process, so what it saw
-comes back through a JSON log it writes in ``handle_game_end``.
+comes back through a JSON log it writes in ``handle_game_end`` (see `pondering_helpers`).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
-from blindchess.arbiter.isolation import CALLBACKS, isolated_player
+from blindchess.arbiter.isolation import isolated_player
 from blindchess.arbiter.pondering import (
     Ponderer,
     PonderingNeedsIsolationError,
@@ -29,77 +26,7 @@ from blindchess.arbiter.pondering import (
 )
 from blindchess.bots.random_bot import RandomBot
 
-
-class CountingPonderer(RandomBot):
-    """Plays randomly; ponders by counting 1 ms steps; records whether a ponder ran during any callback.
-
-    `log` receives, at game end: the steps counted, the ponder sessions, the callback that
-    preceded each session's start, and the callbacks that ran while a ponder was running.
-    """
-
-    def __init__(self, rng: int, log: Path) -> None:
-        super().__init__(rng)
-        self.log = log
-        self.steps = 0
-        self.running = False
-        self.last_callback = ""
-        self.started_after: list[str] = []
-        self.overlapped: list[str] = []
-
-    def ponder(self, stop: threading.Event) -> None:
-        self.running = True
-        self.started_after.append(self.last_callback)
-        try:
-            while not stop.is_set():
-                self.steps += 1
-                time.sleep(0.001)
-        finally:
-            self.running = False
-
-    def write_log(self) -> None:
-        record = {"steps": self.steps, "started_after": self.started_after, "overlapped": self.overlapped}
-        self.log.write_text(json.dumps(record))
-
-
-def _recording(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
-    def callback(self: CountingPonderer, *args: Any) -> Any:
-        if self.running:
-            self.overlapped.append(name)
-        self.last_callback = name
-        result = method(self, *args)
-        if name == "handle_game_end":
-            self.write_log()
-        return result
-
-    return callback
-
-
-for _name in CALLBACKS:
-    setattr(CountingPonderer, _name, _recording(_name, getattr(RandomBot, _name)))
-
-
-class RaisingPonderer(CountingPonderer):
-    """Counts its ponder calls, each of which raises at once."""
-
-    def ponder(self, stop: threading.Event) -> None:
-        self.started_after.append(self.last_callback)
-        raise RuntimeError("pondering went wrong")
-
-
-class LatePonderer(CountingPonderer):
-    """Ignores `stop` for half a second each time it ponders."""
-
-    def ponder(self, stop: threading.Event) -> None:
-        self.started_after.append(self.last_callback)
-        time.sleep(0.5)
-
-
-class SlowBot(RandomBot):
-    """Takes 0.3 s to choose each move (asleep: it leaves the CPU and the GIL to others)."""
-
-    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
-        time.sleep(0.3)
-        return super().choose_move(move_actions, seconds_left)
+from .pondering_helpers import CountingPonderer, LatePonderer, RaisingPonderer, SlowBot
 
 
 def _seconds_used(game: LocalGame[Any], color: chess.Color) -> float:
