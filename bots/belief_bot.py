@@ -20,6 +20,20 @@ Robustness, because a bot that crashes or flags loses the game:
   :mod:`blindchess.evaluation.stockfish`).
 * Under `low_clock_seconds` the planner is skipped (no sense) so the move gets what is left.
 
+Time: with a `TimeManager` (:mod:`blindchess.bots.time_management`) the bot plans each turn
+when it is asked to sense: the turn's weight comes from the belief's size and the share of
+64 sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
+overhead per turn (belief updates and bookkeeping: the turn's wall time minus what the
+planner and selector took, averaged) is taken off, and the sense and move budgets reach the
+planner and selector through their contexts. Without one, each keeps its own fixed plan.
+
+Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.pondering` between
+our move and our next turn): the bot expands a copy of its belief over every opponent move
+that captures nothing, the answer to the most common next event. When that event comes
+(``OpponentMoved(None)``) the copy replaces the belief instead of expanding it again; after a
+capture the copy is dropped and the belief expands as usual. The expansion is the costliest
+update of a turn (seconds, on a large set), so pondering takes it off our clock.
+
 Example::
 
     bot = BeliefBot(lambda: BoardSet(max_boards=50_000), EntropySensePlanner(), StockfishMoveSelector(), rng=7)
@@ -28,6 +42,7 @@ Example::
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Optional
@@ -45,10 +60,12 @@ from blindchess.arbiter.observations import (
     SenseResult,
 )
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
+from blindchess.evaluation.values import threat_levels
 from blindchess.moving.base import MoveContext, MoveSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
 from .random_bot import SeedLike
+from .time_management import Allotment, TimeManager, difficulty
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +79,8 @@ class BeliefBot(ObservingPlayer):
         move_selector: chooses the move; closed at the end of each game.
         rng: seed or generator for every random choice the bot makes.
         low_clock_seconds: below this clock the bot does not sense.
+        time_manager: plans each turn's sense and move time (None: the planner and selector
+            keep their own fixed plans).
     """
 
     def __init__(
@@ -72,12 +91,14 @@ class BeliefBot(ObservingPlayer):
         rng: SeedLike = None,
         *,
         low_clock_seconds: float = 12.0,
+        time_manager: Optional[TimeManager] = None,
     ) -> None:
         self.belief_factory = belief_factory
         self.sense_planner = sense_planner
         self.move_selector = move_selector
         self.rng = np.random.default_rng(rng)
         self.low_clock_seconds = low_clock_seconds
+        self.time_manager = time_manager
         self.belief: Belief = belief_factory()
         self.events: list[Observation] = []
         self.rebuilds = 0
@@ -88,6 +109,16 @@ class BeliefBot(ObservingPlayer):
         self._capture_square: Optional[Square] = None
         self._move_clock: Optional[tuple[float, float]] = None  # (seconds_left, monotonic) when choose_move began
         self._turn_end: Optional[float] = None  # monotonic time our last turn ended
+        self.turns = 0
+        """Own turns finished this game."""
+        self.overhead = 0.0
+        """Seconds per turn spent outside the planner and selector (a moving average)."""
+        self._allotment: Optional[Allotment] = None
+        self._turn_start: Optional[float] = None
+        self._thinking = 0.0  # planner + selector seconds this turn
+        self._pondered: Optional[tuple[Belief, Belief]] = None  # (belief it was expanded from, its expansion)
+        self.pondered_turns = 0
+        """How many turns began with the belief expanded while the opponent thought."""
 
     # ------------------------------------------------------------------ belief upkeep
 
@@ -98,10 +129,17 @@ class BeliefBot(ObservingPlayer):
             self.events = []
             self.rebuilds = 0
             self.belief_stale = False
-            self._move_clock = self._turn_end = None
+            self._move_clock = self._turn_end = self._turn_start = None
+            self.turns, self.overhead, self._allotment = 0, 0.0, None
         elif isinstance(event, OpponentMoved):
             self._capture_square = event.capture_square
+            self._turn_start, self._thinking = time.monotonic(), 0.0
         self.events.append(event)
+        pondered, self._pondered = self._pondered, None
+        if isinstance(event, OpponentMoved) and event.capture_square is None and pondered and pondered[0] is self.belief:
+            self.belief = pondered[1]  # what `update(event)` would compute: done on the opponent's time
+            self.pondered_turns += 1
+            return
         try:
             self.belief.update(event)
         except MalformedObservationError as error:
@@ -119,8 +157,25 @@ class BeliefBot(ObservingPlayer):
         finally:
             if isinstance(event, MoveResult):
                 self._turn_end = time.monotonic()
+                self._end_turn(self._turn_end)
             elif isinstance(event, GameEnded):
                 self.move_selector.close()
+
+    def ponder(self, stop: threading.Event) -> None:
+        """Expand a copy of the belief over the opponent's non-capturing moves (see the module docstring).
+
+        One expansion, not interruptible: if our turn starts first, the arbiter's wrapper
+        waits for it on our clock, and the turn then uses it.
+        """
+        if stop.is_set() or self.belief_stale:
+            return
+        origin = self.belief
+        expanded = origin.copy()
+        try:
+            expanded.update(OpponentMoved(None))
+        except BeliefError:
+            return  # the real event will meet the same problem and be handled there
+        self._pondered = (origin, expanded)
 
     def _rebuilt(self) -> Optional[Belief]:
         """A fresh belief fed every event so far, skipping sense results it cannot fit; None if impossible."""
@@ -142,25 +197,57 @@ class BeliefBot(ObservingPlayer):
 
     def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
         self._measure_increment(seconds_left)
+        if self._turn_start is None:
+            self._turn_start, self._thinking = time.monotonic(), 0.0
+        self._allotment = self._plan(seconds_left)
         if seconds_left < self.low_clock_seconds:
             return None
-        context = SenseContext(self.color, self._capture_square, tuple(move_actions))
+        budget = None if self._allotment is None else self._allotment.sense
+        context = SenseContext(self.color, self._capture_square, tuple(move_actions), budget)
+        started = time.monotonic()
         try:
             square = self.sense_planner.choose_sense(self.belief, sense_actions, seconds_left, self.rng, context)
         except Exception:
             logger.exception("sense planner %r failed; not sensing", self.sense_planner)
             square = None
+        self._thinking += time.monotonic() - started
         return square if square in sense_actions else None
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
-        self._move_clock = (seconds_left, time.monotonic())
-        context = MoveContext(self.color, self.increment)
+        started = time.monotonic()
+        self._move_clock = (seconds_left, started)
+        allotment = self._allotment
+        if allotment is None:
+            context = MoveContext(self.color, self.increment)
+        else:
+            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
         except Exception:
             logger.exception("move selector %r failed; passing", self.move_selector)
             move = None
+        self._thinking += time.monotonic() - started
         return move if move in move_actions else None
+
+    # ------------------------------------------------------------------ time
+
+    def _plan(self, seconds_left: float) -> Optional[Allotment]:
+        """This turn's allotment from the time manager (None without one)."""
+        if self.time_manager is None:
+            return None
+        sample = self.belief.sample(64, self.rng)
+        levels = threat_levels(sample, self.color) if sample else np.zeros(0, dtype=np.int64)
+        threat = float(((levels == 2) + (levels == 1) / 3.0).mean()) if len(levels) else 0.0
+        weight = difficulty(len(self.belief), threat)
+        return self.time_manager.allot(seconds_left, self.increment, self.turns, weight, self.overhead)
+
+    def _end_turn(self, now: float) -> None:
+        """Count the turn and fold its overhead (wall time less thinking) into the moving average."""
+        if self._turn_start is not None:
+            spent = max(0.0, now - self._turn_start - self._thinking)
+            self.overhead = spent if self.turns == 0 else 0.7 * self.overhead + 0.3 * spent
+        self.turns += 1
+        self._turn_start = None
 
     # ------------------------------------------------------------------ clock
 

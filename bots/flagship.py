@@ -4,7 +4,10 @@ Today that is the exhaustive board set (capped), sensing by expected value of in
 blended with information gain (`ValueOfInformationSenseBot`: it looks where the answer would
 change the move, above all at threats to its own king, and otherwise where it learns most),
 and the Stockfish selector (expected value blended with the worst case, king captures taken
-when likely, own-king exposure penalised on a large sample).
+when likely, own-king exposure penalised on a large sample), on the clock plan of
+`TimeManager` (:mod:`blindchess.bots.time_management`: most of the clock over a game of
+ordinary length, more time for large beliefs and threats to its king, a second look at close
+calls), and it thinks on the opponent's turn when the arbiter lets it (`BeliefBot.ponder`).
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ from __future__ import annotations
 from blindchess.arbiter import Player
 
 from .presets import ValueOfInformationSenseBot, hybrid_belief
+from .time_management import TimeManager
 
 
 class FlagshipBot(ValueOfInformationSenseBot):
     """The strongest `BeliefBot` preset (see the module docstring)."""
+
+    time_manager_class = TimeManager
 
 
 class HybridFlagshipBot(FlagshipBot):

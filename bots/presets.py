@@ -8,7 +8,7 @@ class constructible with just ``rng``, so the registry and `blindchess match` ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Optional
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
@@ -16,6 +16,7 @@ from blindchess.sensing import make_planner
 
 from .belief_bot import BeliefBot
 from .random_bot import SeedLike
+from .time_management import TimeManager
 
 BELIEF_CAP = 60_000
 """`BoardSet` size cap of every preset: keeps each update and plan well inside a 120 s + 5 s clock."""
@@ -51,9 +52,18 @@ class PlannerPresetBot(BeliefBot):
 
     planner_name: ClassVar[str] = "eig"
     make_belief: ClassVar[Callable[[], Belief]] = staticmethod(capped_board_set)
+    time_manager_class: ClassVar[Optional[Callable[[], TimeManager]]] = None
+    """Builds the preset's time manager (None: the planner's and selector's fixed plans)."""
 
     def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(type(self).make_belief, make_planner(self.planner_name), StockfishMoveSelector(**selector_settings), rng)
+        make_manager = type(self).time_manager_class
+        super().__init__(
+            type(self).make_belief,
+            make_planner(self.planner_name),
+            StockfishMoveSelector(**selector_settings),
+            rng,
+            time_manager=None if make_manager is None else make_manager(),
+        )
 
 
 class RandomSenseBot(PlannerPresetBot):

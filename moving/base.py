@@ -36,10 +36,15 @@ class MoveContext:
     Attributes:
         color: the selecting player's colour.
         increment: seconds added to the clock after each turn (measured by the bot).
+        budget: seconds the bot's time manager gives this move (None: the selector plans its
+            own from the clock; see `blindchess.bots.time_management`).
+        hard_budget: seconds the move may take on a close call (None: `budget`).
     """
 
     color: Color
     increment: float = 0.0
+    budget: Optional[float] = None
+    hard_budget: Optional[float] = None
 
 
 @runtime_checkable

@@ -16,11 +16,24 @@ good on most boards but best on none still competes. Positions go to an `EngineP
 (:mod:`blindchess.evaluation.stockfish`: restarts a crashed Stockfish, refuses positions that would
 crash it, caches answers keyed by position); one thread per engine scores in parallel.
 
-Time management: `reserve_seconds` of the clock are never planned with (they pay for belief
-updates and sensing, which this selector does not control); of the rest each turn gets
-``usable / moves_to_go + 0.5 * increment``, at most a sixth of it; the number of boards, the
-safety sample and the per-position search time are cut to fit. Below `panic_seconds` the
-engine is not used at all: the proxy alone picks the move on a few boards, in milliseconds.
+Time: the bot's time manager (:mod:`blindchess.bots.time_management`) passes a budget in the
+`MoveContext`; without one the selector plans its own: `reserve_seconds` of the clock are
+never planned with (they pay for belief updates and sensing, which this selector does not
+control), and of the rest each turn gets ``usable / moves_to_go + 0.5 * increment``, at most
+a sixth of it. The work scales with the budget ``T``:
+
+* boards: ``T / 0.08`` up to `boards` (24), past that ``boards * sqrt(T / (0.08 boards))`` up
+  to `max_boards`: more time buys both more boards and longer searches, each growing as the
+  square root of the budget, since both the sampling error of the belief and the engine's
+  depth matter (``experiments/bench_move_time.py`` measures the result);
+* per-position search time: what is left, shared over the (board, candidate) pairs, up to
+  `max_position_seconds`;
+* a close call (the two best candidates within `close_margin`) with time left before the
+  context's hard budget gets a second look: the best three candidates scored on a fresh,
+  twice as large sample, pooled with the first.
+
+Below `panic_seconds` the engine is not used at all: the proxy alone picks the move on a few
+boards, in milliseconds.
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ import numpy as np
 
 from blindchess.arbiter.fastrevise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
+from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
 from blindchess.evaluation.stockfish import Engine, EnginePool
 from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_value, threat_weights
@@ -83,6 +97,9 @@ class StockfishMoveSelector:
             belief weight, boards where a square next to it is attacked a third of that extra
             (`blindchess.evaluation.values.threat_weights`): rushing opponents aim there on purpose,
             far more often than a uniform opponent-move model assumes.
+        max_boards: the most boards sampled when the budget is large (see the module docstring).
+        max_position_seconds: the longest search of one position.
+        close_margin: candidates scoring within this of the best make a close call.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
         reserve_seconds: clock never planned with (see the module docstring).
@@ -102,6 +119,9 @@ class StockfishMoveSelector:
         safety_boards: int = 160,
         exposure_penalty: float = 10.0,
         threat_boost: float = 4.0,
+        max_boards: int = 96,
+        max_position_seconds: float = 0.5,
+        close_margin: float = 0.03,
         engines: int = 1,
         moves_to_go: int = 30,
         reserve_seconds: float = 8.0,
@@ -120,6 +140,9 @@ class StockfishMoveSelector:
         self.safety_boards = safety_boards
         self.exposure_penalty = exposure_penalty
         self.threat_boost = threat_boost
+        self.max_boards = max(boards, max_boards)
+        self.max_position_seconds = max_position_seconds
+        self.close_margin = close_margin
         self.moves_to_go = moves_to_go
         self.reserve_seconds = reserve_seconds
         self.panic_seconds = panic_seconds
@@ -131,9 +154,22 @@ class StockfishMoveSelector:
         self.pool.close()
 
     def budget(self, seconds_left: float, increment: float) -> float:
-        """Seconds to spend on this move."""
+        """Seconds to spend on this move when the bot gives no budget."""
         usable = max(0.0, seconds_left - self.reserve_seconds)
         return min(usable / self.moves_to_go + 0.5 * increment, usable / 6.0)
+
+    def boards_for(self, budget: float) -> int:
+        """How many boards to sample for a move of `budget` seconds (see the module docstring).
+
+        >>> selector = StockfishMoveSelector.__new__(StockfishMoveSelector)
+        >>> selector.boards, selector.max_boards = 24, 96
+        >>> [selector.boards_for(t) for t in (0.1, 1.0, 1.92, 7.68, 30.0)]
+        [2, 12, 24, 48, 94]
+        """
+        full = self.boards * 0.08
+        if budget <= full:
+            return max(2, min(self.boards, int(budget / 0.08)))
+        return min(self.max_boards, int(self.boards * math.sqrt(budget / full)))
 
     def choose_move(
         self,
@@ -146,7 +182,8 @@ class StockfishMoveSelector:
         if not move_actions:
             return None
         started = time.monotonic()
-        budget = self.budget(seconds_left, context.increment)
+        budget = context.budget if context.budget is not None else self.budget(seconds_left, context.increment)
+        hard = max(budget, context.hard_budget if context.hard_budget is not None else budget)
         color = context.color
         panic = seconds_left < self.panic_seconds or (self.search_depth is None and budget < 0.3)
         if panic:
@@ -154,10 +191,8 @@ class StockfishMoveSelector:
         elif self.search_depth is not None:
             n_boards = self.boards
         else:
-            n_boards = max(2, min(self.boards, int(budget / 0.08)))
-        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
-        weights = weights * self._aggression(boards, color)
-        weights = weights / weights.sum()
+            n_boards = self.boards_for(budget)
+        boards, weights = self._sample(belief, n_boards, rng, color)
         # Each (board, move) outcome once: king captures, the proxy and Stockfish all read it.
         outcomes = [[request_outcome(board, move) for move in move_actions] for board in boards]
 
@@ -179,19 +214,60 @@ class StockfishMoveSelector:
         remaining = budget - (time.monotonic() - started)
         candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3)
         remaining = budget - (time.monotonic() - started)
-        evaluations = [(i, j) for j in candidates for i in range(len(boards))]
-        per_position = max(0.004, min(0.1, remaining * self.engines / max(1, len(evaluations)) * 0.7))
-        values = self._values(outcomes, evaluations, color, self._limit(per_position))
+        expected, worst = self._evaluate(outcomes, weights, candidates, color, remaining)
+        second_look = self.search_depth is None and hard > budget and self._is_close(expected, worst)
+        if second_look:
+            top = [candidates[k] for k in np.argsort(-self._blend(expected, worst), kind="stable")[:3]]
+            more, more_weights = self._sample(belief, 2 * n_boards, rng, color)
+            more_outcomes = [[request_outcome(board, move_actions[j]) for j in top] for board in more]
+            remaining = hard - (time.monotonic() - started)
+            more_expected, more_worst = self._evaluate(more_outcomes, more_weights, list(range(len(top))), color, remaining)
+            share = len(more) / (len(more) + len(boards))  # pool the two estimates by sample size
+            for k, j in enumerate(top):
+                at = candidates.index(j)
+                expected[at] = (1 - share) * expected[at] + share * more_expected[k]
+                worst[at] = min(worst[at], more_worst[k])
         scores = np.full(len(move_actions), -np.inf)
-        for j in candidates:
-            column = np.array([values[(i, j)] for i in range(len(boards))])
-            scores[j] = (1 - self.worst_case_weight) * float(weights @ column) + self.worst_case_weight * float(column.min())
-            scores[j] -= self.exposure_penalty * exposure[j]
+        scores[candidates] = self._blend(expected, worst) - self.exposure_penalty * exposure[candidates]
         logger.debug(
-            "chose among %d candidates on %d boards in %.2f s (budget %.2f s)",
-            len(candidates), len(boards), time.monotonic() - started, budget,
+            "chose among %d candidates on %d boards in %.2f s (budget %.2f s, hard %.2f s, second look %s)",
+            len(candidates), len(boards), time.monotonic() - started, budget, hard, second_look,
         )
         return _pick(move_actions, scores, rng)
+
+    def _sample(
+        self, belief: Belief, n: int, rng: np.random.Generator, color: Color
+    ) -> tuple[list[chess.Board], np.ndarray]:
+        """`n` boards drawn from the belief, weighted by it and by the threat boost."""
+        boards, weights = weighted_unique_boards(belief, n, rng, color)
+        weights = weights * self._aggression(boards, color)
+        return boards, weights / weights.sum()
+
+    def _blend(self, expected: np.ndarray, worst: np.ndarray) -> np.ndarray:
+        blended: np.ndarray = (1 - self.worst_case_weight) * expected + self.worst_case_weight * worst
+        return blended
+
+    def _is_close(self, expected: np.ndarray, worst: np.ndarray) -> bool:
+        """Whether the two best candidates score within `close_margin` of each other."""
+        if len(expected) < 2:
+            return False
+        best_two = np.sort(self._blend(expected, worst))[-2:]
+        return bool(best_two[1] - best_two[0] < self.close_margin)
+
+    def _evaluate(
+        self,
+        outcomes: list[list[RequestOutcome]],
+        weights: np.ndarray,
+        columns: list[int],
+        color: Color,
+        seconds: float,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per column of `outcomes` in `columns`: the weighted mean and the minimum of s(b, m) over the boards, in `seconds`."""
+        evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
+        per_position = max(0.004, min(self.max_position_seconds, seconds * self.engines / max(1, len(evaluations)) * 0.7))
+        values = self._values(outcomes, evaluations, color, self._limit(per_position))
+        table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
+        return table @ weights, table.min(axis=1)
 
     def _aggression(self, boards: list[chess.Board], color: chess.Color) -> np.ndarray:
         return threat_weights(boards, color, self.threat_boost)

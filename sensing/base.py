@@ -36,11 +36,14 @@ class SenseContext:
         color: the planning player's colour.
         opponent_capture_square: where the opponent captured one of our pieces this turn, or None.
         move_actions: the moves we may request after sensing (planners that weigh moves use them).
+        budget: seconds the bot's time manager gives this sense (None: the planner's defaults;
+            planners that can use more time scale their samples with it).
     """
 
     color: Color
     opponent_capture_square: Optional[Square] = None
     move_actions: tuple[chess.Move, ...] = ()
+    budget: Optional[float] = None
 
 
 @runtime_checkable

@@ -1,0 +1,153 @@
+"""How much of the clock a sense and a move may take.
+
+RBC's clock is a chess clock with an increment: ``seconds_left`` runs down during our turn
+(sense, move and the belief updates between them) and grows by the increment ``inc`` after
+it. A bot that spends a fixed amount per turn is either too slow at short clocks or leaves
+most of a long clock unused (the flagship, at 900 + 5, used well under half of its clock and
+lost to an opponent that used nearly all of its own). The rule here is the classic
+engine one, adapted to a game whose length we cannot see:
+
+.. code-block:: text
+
+    usable     = max(0, seconds_left - reserve)
+    turns_left = max(min_turns_left, expected_turns - turn)            (own turns)
+    base       = usable / turns_left + increment_share * inc
+    cap        = min(usable / cap_divisor + increment_share * inc, usable / 2)
+    turn       = min(base * difficulty, cap) - overhead
+    sense      = sense_share * turn,      move = (1 - sense_share) * turn
+    hard       = max(move, min(hard_factor * move, cap - overhead))
+
+* ``usable / turns_left`` spends a share of the bank that grows as the game goes on: over the
+  first ``expected_turns - min_turns_left`` turns the bank shrinks to
+  ``min_turns_left / expected_turns`` of itself (the product telescopes), then by a factor
+  ``1 - 1/min_turns_left`` a turn. With the defaults (30, 12) a game of 25 own turns uses about
+  78% of the starting clock, and a longer game more; the increment is spent almost entirely
+  each turn, as it comes. That is what makes the bot use most of a long clock in a game of
+  ordinary length, and still have a bank in a long endgame.
+* ``difficulty`` (0.5 to 2) scales the turn with how much there is to decide: a belief of many
+  boards needs more samples and more senses; a threat to our king deserves more; a certain
+  board with nothing at stake deserves less (`difficulty`). A close call between the best
+  moves is the selector's business: it may run past ``move`` up to ``hard`` (see
+  :mod:`blindchess.moving.stockfish_selector`).
+* The cap keeps a single turn from eating the bank (the increment is earned after the turn,
+  so a turn never plans with more than half of what it has now), and ``reserve`` is never planned with:
+  it pays for the belief updates, which the bot does not control, and for the callbacks'
+  overhead. The time the bot's own bookkeeping takes per turn (measured, `overhead`) is taken
+  off ``turn`` before it is split.
+
+Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
+budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
+so the clock never falls below ``reserve`` (`tests/unit/test_time_management.py` plays that
+worst case for whole games).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from blindchess.errors import BlindchessError
+
+
+class TimeManagementError(BlindchessError, ValueError):
+    """Settings that cannot make a time plan (the message names the setting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Allotment:
+    """Seconds for one turn's sense and move.
+
+    Attributes:
+        sense: what the sense planner should take.
+        move: what the move selector should aim for.
+        hard: what the move selector may take on a close call (at least `move`).
+    """
+
+    sense: float
+    move: float
+    hard: float
+
+
+@dataclass(frozen=True, slots=True)
+class TimeManager:
+    """The clock plan of the module docstring.
+
+    Attributes:
+        reserve: seconds of the clock never planned with.
+        expected_turns: own turns a game is expected to last, from the start.
+        min_turns_left: the fewest own turns the bank is ever spread over.
+        increment_share: share of the increment spent in the turn that earns it.
+        sense_share: share of a turn's time given to the sense.
+        cap_divisor: one turn takes at most ``usable / cap_divisor`` plus its increment share
+            (and never more than half of ``usable``).
+        hard_factor: a close call may take this many times the move's share.
+
+    >>> manager = TimeManager()
+    >>> round(manager.allot(900.0, 5.0, turn=0).move, 2)  # a 15-minute game's first move
+    27.19
+    >>> round(manager.allot(30.0, 1.0, turn=0).move, 2)   # a 30-second game's
+    1.27
+    >>> manager.allot(5.0, 0.0, turn=10)                   # under the reserve: nothing to plan with
+    Allotment(sense=0.0, move=0.0, hard=0.0)
+    """
+
+    reserve: float = 8.0
+    expected_turns: int = 30
+    min_turns_left: int = 12
+    increment_share: float = 0.85
+    sense_share: float = 0.2
+    cap_divisor: float = 6.0
+    hard_factor: float = 2.5
+
+    def __post_init__(self) -> None:
+        if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:
+            raise TimeManagementError(
+                "need reserve >= 0 and 1 <= min_turns_left <= expected_turns, got "
+                f"reserve={self.reserve!r}, min_turns_left={self.min_turns_left!r}, expected_turns={self.expected_turns!r}"
+            )
+        for name in ("increment_share", "sense_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise TimeManagementError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
+        if self.cap_divisor < 1.0 or self.hard_factor < 1.0:
+            raise TimeManagementError(f"cap_divisor and hard_factor must be >= 1, got {self.cap_divisor!r}, {self.hard_factor!r}")
+
+    def turns_left(self, turn: int) -> int:
+        """Own turns the bank is spread over at own turn `turn` (0-based)."""
+        return max(self.min_turns_left, self.expected_turns - max(0, turn))
+
+    def allot(self, seconds_left: float, increment: float, turn: int, difficulty: float = 1.0, overhead: float = 0.0) -> Allotment:
+        """The plan for the turn that starts with `seconds_left` on the clock (see the module docstring).
+
+        Args:
+            seconds_left: our clock now (``math.inf`` for an untimed game: the plan is then
+                unbounded and the caller's own limits apply).
+            increment: seconds added after each of our turns.
+            turn: our own turn number, 0-based.
+            difficulty: the turn's weight, clipped to [0.5, 2] (see `difficulty`).
+            overhead: seconds per turn the bot spends outside the planner and selector.
+        """
+        if math.isinf(seconds_left):
+            return Allotment(math.inf, math.inf, math.inf)
+        usable = max(0.0, seconds_left - self.reserve)
+        earned = self.increment_share * max(0.0, increment)
+        if usable <= 0.0:
+            return Allotment(0.0, 0.0, 0.0)
+        cap = min(usable / self.cap_divisor + earned, usable / 2.0)
+        turn_seconds = min((usable / self.turns_left(turn) + earned) * float(min(2.0, max(0.5, difficulty))), cap)
+        turn_seconds = max(0.0, turn_seconds - max(0.0, overhead))
+        move = (1.0 - self.sense_share) * turn_seconds
+        return Allotment(self.sense_share * turn_seconds, move, max(move, min(self.hard_factor * move, cap - overhead)))
+
+
+def difficulty(boards: int, king_threat: float) -> float:
+    """A turn's weight in [0.5, 2]: ``(0.75 + 0.25 log10 boards) * (1 + 2 king_threat)``.
+
+    One known board weighs 0.75, ten 1.0, a thousand 1.5, sixty thousand about 1.95; a
+    probability `king_threat` that our king is attacked now raises it up to threefold (to the
+    cap): that is where games are lost in one move.
+
+    >>> difficulty(1, 0.0), difficulty(10, 0.0), round(difficulty(1000, 0.25), 2)
+    (0.75, 1.0, 2.0)
+    """
+    weight = (0.75 + 0.25 * math.log10(max(1, boards))) * (1.0 + 2.0 * min(1.0, max(0.0, king_threat)))
+    return float(min(2.0, max(0.5, weight)))

@@ -1,0 +1,178 @@
+"""The clock plan: never a loss on time, most of the clock used, more for hard turns; and the bot that follows it."""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Optional
+
+import chess
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blindchess.arbiter import LocalGame, play_local_game
+from blindchess.arbiter.observations import OpponentMoved
+from blindchess.beliefs import BoardSet
+from blindchess.beliefs.base import Belief
+from blindchess.beliefs.random_games import play_random_game
+from blindchess.bots.belief_bot import BeliefBot
+from blindchess.bots.random_bot import RandomBot
+from blindchess.bots.time_management import TimeManagementError, TimeManager, difficulty
+from blindchess.moving.base import MoveContext
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
+from blindchess.sensing.base import SenseContext
+from blindchess.sensing.random_planner import RandomSensePlanner
+
+clocks = st.floats(min_value=0.0, max_value=3600.0)
+increments = st.floats(min_value=0.0, max_value=30.0)
+weights = st.floats(min_value=0.0, max_value=10.0)
+
+
+@given(clocks, increments, st.integers(0, 400), weights, st.floats(0.0, 20.0))
+def test_a_turn_never_plans_more_than_the_clock_allows(seconds_left: float, increment: float, turn: int, weight: float, overhead: float) -> None:
+    manager = TimeManager()
+    plan = manager.allot(seconds_left, increment, turn, weight, overhead)
+    usable = max(0.0, seconds_left - manager.reserve)
+    cap = min(usable / manager.cap_divisor + manager.increment_share * increment, usable / 2)
+    assert 0.0 <= plan.sense and 0.0 <= plan.move <= plan.hard
+    assert plan.sense + plan.move <= cap + 1e-9
+    assert plan.sense + plan.hard + min(overhead, cap) <= 1.2 * cap + 1e-9
+
+
+@given(st.floats(10.0, 3600.0), increments, st.integers(0, 400), st.floats(1.0, 100.0))
+def test_more_clock_never_means_less_time(seconds_left: float, increment: float, turn: int, extra: float) -> None:
+    manager = TimeManager()
+    assert manager.allot(seconds_left + extra, increment, turn).move >= manager.allot(seconds_left, increment, turn).move
+
+
+@settings(max_examples=60)
+@given(st.floats(30.0, 1800.0), increments, st.integers(1, 300), st.lists(weights, min_size=1, max_size=8), st.floats(0.0, 2.0))
+def test_spending_every_hard_budget_for_a_whole_game_never_flags(
+    start: float, increment: float, turns: int, turn_weights: list[float], overhead: float
+) -> None:
+    """Worst case: every turn takes its whole sense and hard move budget plus the overhead it declared."""
+    manager = TimeManager()
+    clock = start
+    for turn in range(turns):
+        plan = manager.allot(clock, increment, turn, turn_weights[turn % len(turn_weights)], overhead)
+        clock -= plan.sense + plan.hard + min(overhead, max(0.0, clock - manager.reserve) / 2)
+        assert clock >= 0.4 * manager.reserve
+        clock += increment
+
+
+@pytest.mark.parametrize(("start", "increment", "turns", "least"), [(300.0, 5.0, 25, 0.8), (900.0, 5.0, 25, 0.75), (900.0, 5.0, 60, 0.9)])
+def test_a_game_of_ordinary_length_uses_most_of_the_clock(start: float, increment: float, turns: int, least: float) -> None:
+    """Spending the move and sense budgets at weight 1: the share of start + increments used."""
+    manager = TimeManager()
+    clock, used = start, 0.0
+    for turn in range(turns):
+        plan = manager.allot(clock, increment, turn)
+        clock -= plan.sense + plan.move
+        used += plan.sense + plan.move
+        clock += increment
+    assert used / (start + increment * turns) >= least
+
+
+def test_short_clocks_stay_short() -> None:
+    """At 30 s + 1 s the first move gets what the selector's own plan gave it (about 1.2 s)."""
+    plan = TimeManager().allot(30.0, 1.0, 0)
+    selector = StockfishMoveSelector()
+    try:
+        own = selector.budget(30.0, 1.0)
+    finally:
+        selector.close()
+    assert 0.8 * own <= plan.move <= 1.2 * own
+
+
+def test_untimed_games_are_not_limited() -> None:
+    assert TimeManager().allot(math.inf, 0.0, 3).move == math.inf
+
+
+@given(st.integers(1, 10**6), st.floats(0.0, 1.0), st.integers(1, 10**6), st.floats(0.0, 1.0))
+def test_difficulty_grows_with_the_belief_and_the_threat(boards: int, threat: float, more: int, more_threat: float) -> None:
+    low, high = difficulty(boards, threat), difficulty(boards + more, min(1.0, threat + more_threat))
+    assert 0.5 <= low <= high <= 2.0
+
+
+@pytest.mark.parametrize("settings_", [{"reserve": -1.0}, {"min_turns_left": 0}, {"expected_turns": 5, "min_turns_left": 6}, {"sense_share": 1.5}, {"cap_divisor": 0.5}])
+def test_impossible_settings_are_refused_by_name(settings_: dict[str, float]) -> None:
+    with pytest.raises(TimeManagementError, match=next(iter(settings_))):
+        TimeManager(**settings_)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- the bot
+
+
+class RecordingSelector(StockfishMoveSelector):
+    """The real selector at test settings, remembering each context and clock it was given."""
+
+    def __init__(self) -> None:
+        super().__init__(search_depth=1, boards=2, safety_boards=8)
+        self.seen: list[tuple[float, MoveContext]] = []
+
+    def choose_move(
+        self, belief: Belief, move_actions: list[chess.Move], seconds_left: float, rng: np.random.Generator, context: MoveContext
+    ) -> Optional[chess.Move]:
+        self.seen.append((seconds_left, context))
+        return super().choose_move(belief, move_actions, seconds_left, rng, context)
+
+
+class RecordingPlanner(RandomSensePlanner):
+    def __init__(self) -> None:
+        self.seen: list[SenseContext] = []
+
+    def choose_sense(self, belief: Belief, sense_actions: list[int], seconds_left: float, rng: np.random.Generator, context: SenseContext) -> Optional[int]:
+        self.seen.append(context)
+        return super().choose_sense(belief, sense_actions, seconds_left, rng, context)
+
+
+def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
+    manager = TimeManager()
+    planner, selector = RecordingPlanner(), RecordingSelector()
+    bot = BeliefBot(lambda: BoardSet(max_boards=5_000), planner, selector, rng=3, time_manager=manager)
+    play_local_game(bot, RandomBot(rng=4), LocalGame(seconds_per_player=120.0, seconds_increment=2.0, full_turn_limit=8))
+    assert len(selector.seen) >= 6 and len(planner.seen) == len(selector.seen)
+    for turn, ((clock, context), sense) in enumerate(zip(selector.seen, planner.seen, strict=True)):
+        assert context.budget is not None and sense.budget is not None and context.hard_budget is not None
+        # the plan was made for this turn's clock (the sense took a little of it)
+        assert context.budget <= manager.allot(clock + 2.0, 2.0, turn, 2.0).move + 1e-9
+        assert context.hard_budget >= context.budget > 0.0
+    assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
+
+
+def test_without_a_manager_the_contexts_carry_no_budget() -> None:
+    planner, selector = RecordingPlanner(), RecordingSelector()
+    bot = BeliefBot(lambda: BoardSet(max_boards=5_000), planner, selector, rng=3)
+    play_local_game(bot, RandomBot(rng=4), LocalGame(seconds_per_player=60.0, full_turn_limit=4))
+    assert selector.seen and all(context.budget is None for _, context in selector.seen)
+    assert planner.seen and all(context.budget is None for context in planner.seen)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 5])
+def test_pondering_gives_the_belief_the_next_update_would(seed: int) -> None:
+    """A bot that pondered after each move ends every turn with the same boards as one that did not."""
+    game = play_random_game(np.random.default_rng(seed), full_turn_limit=12)
+    for color in (chess.WHITE, chess.BLACK):
+        plain, pondering = (BeliefBot(lambda: BoardSet(max_boards=20_000), RandomSensePlanner(), RecordingSelector(), rng=0) for _ in range(2))
+        pondering.color = plain.color = color
+        for event in game.events[color]:
+            plain.observe(event)
+            pondering.observe(event)
+            if type(event).__name__ == "MoveResult":
+                pondering.ponder(threading.Event())
+            assert sorted(map(bytes, plain.belief.piece_grid())) == sorted(map(bytes, pondering.belief.piece_grid()))
+        quiet = sum(isinstance(e, OpponentMoved) and e.capture_square is None for e in game.events[color][1:])
+        assert 0 < pondering.pondered_turns <= quiet
+
+
+def test_a_stop_before_pondering_does_nothing() -> None:
+    bot = BeliefBot(lambda: BoardSet(max_boards=1_000), RandomSensePlanner(), RecordingSelector(), rng=0)
+    game = play_random_game(np.random.default_rng(9), full_turn_limit=3)
+    stop = threading.Event()
+    stop.set()
+    for event in game.events[chess.WHITE]:
+        bot.observe(event)
+        bot.ponder(stop)
+    assert bot.pondered_turns == 0
