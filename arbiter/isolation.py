@@ -29,6 +29,11 @@ from files need no pickling and a game starts in milliseconds; it ignores SIGINT
 reaches the arbiter and not the bots, and (Linux) it is killed when the arbiter's process dies, so
 an arbiter killed mid-game (a tournament worker) leaves no bot behind. What isolation costs is one pipe round trip per callback,
 six a turn: see ``experiments/bench_isolation.py`` and ``docs/isolation.md`` for the figure.
+
+``ponder=True`` has the child wrap the bot in a `PonderingPlayer`
+(:mod:`blindchess.arbiter.pondering`): it thinks while the arbiter plays the opponent's turn, in
+its own process, so it takes no GIL from the opponent; the parent's clock for each callback
+runs while the child stops its ponder thread, so the bot pays for stopping late.
 """
 
 from __future__ import annotations
@@ -50,7 +55,8 @@ import chess
 from blindchess.errors import BlindchessError
 
 from .history import GameHistory
-from .player import Player
+from .player import Player, stand_in_class
+from .pondering import PonderingUnsupportedError, pondering, supports_pondering
 
 logger = logging.getLogger(__name__)
 
@@ -136,8 +142,9 @@ def _serve(
     parent_pid: int,
     factory: Callable[[], Any],
     memory_limit_bytes: int,
+    ponder: bool,
 ) -> None:
-    """The child's loop: build the bot, then answer ``(callback, args)`` requests until the pipe closes."""
+    """The child's loop: build the bot (wrapped to ponder if asked), then answer ``(callback, args)`` requests until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent_pid)
     parent_end.close()  # a forked child holds a copy of the arbiter's end: without this it never sees EOF
@@ -145,6 +152,8 @@ def _serve(
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         bot = factory()
+        if ponder:
+            bot = pondering(bot)
         connection.send(("ok", None))
     except BaseException as error:
         connection.send(("error", _describe(error), traceback.format_exc()))
@@ -174,13 +183,13 @@ class IsolatedPlayer(Player):
     fault messages name the bot, not the stand-in.
     """
 
-    def __init__(self, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES) -> None:
+    def __init__(self, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES, *, ponder: bool = False) -> None:
         methods = multiprocessing.get_all_start_methods()
         context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self._connection, child_end = context.Pipe()
         self._process = context.Process(
             target=_serve,
-            args=(child_end, self._connection, os.getpid(), factory, memory_limit_bytes),
+            args=(child_end, self._connection, os.getpid(), factory, memory_limit_bytes, ponder),
             name=f"bot {type(self).__name__}",
             daemon=True,
         )
@@ -247,12 +256,18 @@ class IsolatedPlayer(Player):
 
 
 def isolated_player(
-    bot_class: type, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES
+    bot_class: type, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES, *, ponder: bool = False
 ) -> IsolatedPlayer:
     """A bot of `bot_class`, built by `factory` inside its own process; the stand-in's class bears the bot's name.
 
-    Raises `IsolatedBotError` or `BotProcessDied` when the bot cannot be built.
+    With `ponder`, the child wraps the bot in `PonderingPlayer`: it thinks in its own process
+    while the arbiter plays the opponent's turn (see :mod:`blindchess.arbiter.pondering`).
+
+    Raises:
+        IsolatedBotError, BotProcessDied: the bot cannot be built.
+        PonderingUnsupportedError: `ponder` is asked of a class with no ``ponder`` method.
     """
-    named = type(bot_class.__name__, (IsolatedPlayer,), {"__module__": __name__, "__doc__": IsolatedPlayer.__doc__})
-    player: IsolatedPlayer = named(factory, memory_limit_bytes)
+    if ponder and not supports_pondering(bot_class):
+        raise PonderingUnsupportedError(f"{bot_class.__name__} has no ponder(stop) method to think on the opponent's turn")
+    player: IsolatedPlayer = stand_in_class(bot_class.__name__, IsolatedPlayer)(factory, memory_limit_bytes, ponder=ponder)
     return player

@@ -67,6 +67,7 @@ from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .isolation import IsolatedBotError
 from .player import Player
+from .pondering import PonderingNeedsIsolationError, PonderingPlayer
 from .types import Color, Square, WinReason
 from .watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
 
@@ -334,7 +335,16 @@ def play_local_game(
         enforce_deadlines: Interrupt a callback that overruns its clock, and a game start or end
             callback that runs longer than `off_clock_seconds`.
         off_clock_seconds: How long ``handle_game_start`` and ``handle_game_end`` may each take.
+
+    Raises:
+        PonderingNeedsIsolationError: a player is a `PonderingPlayer` (see :mod:`blindchess.arbiter.pondering`).
     """
+    for player in (white_player, black_player):
+        if isinstance(player, PonderingPlayer):
+            raise PonderingNeedsIsolationError(
+                f"{type(player).__name__} would ponder in the arbiter's process, on its opponent's clock;"
+                " play it isolated: isolated_player(..., ponder=True)"
+            )
     if game is None:
         game = LocalGame(seconds_per_player=seconds_per_player)
     players = {chess.WHITE: white_player, chess.BLACK: black_player}

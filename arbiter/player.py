@@ -18,7 +18,7 @@ Callbacks in the order a game calls them:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 import chess
 
@@ -68,3 +68,16 @@ class Player(ABC):
         self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: GameHistory | Any
     ) -> None:
         """The game is over: the winner (None for a draw), the reason and the full history."""
+
+
+StandIn = TypeVar("StandIn", bound=Player)
+
+
+def stand_in_class(name: str, base: type[StandIn]) -> type[StandIn]:
+    """A subclass of `base` named `name`, for a stand-in (isolated, pondering) that acts for a bot.
+
+    Why: the arbiter names players by their class (``type(player).__name__``), so a stand-in
+    named after the bot it stands for keeps the bot's name in histories and fault messages.
+    """
+    named: type[StandIn] = type(name, (base,), {"__module__": base.__module__, "__doc__": base.__doc__})
+    return named

@@ -45,6 +45,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--new-version", action="store_true", help="with --ranked: rate this run as a new bot version")
     parser.add_argument("--max-games", type=positive_int, default=4, help="most games played at the same time")
     parser.add_argument("--poll-seconds", type=positive_seconds, default=5.0, help="how often to look for invitations")
+    parser.add_argument(
+        "--ponder",
+        action="store_true",
+        help="let the bot think on the opponent's turn (it needs a ponder(stop) method; see docs/pondering.md)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -70,15 +75,30 @@ def open_session(args: argparse.Namespace) -> Any:
     return session
 
 
-def bot_factory(spec: str, seed: Optional[int]) -> Any:
-    """A function making a fresh bot per game; seeds differ per game but derive from `seed`."""
+def bot_factory(spec: str, seed: Optional[int], ponder: bool = False) -> Any:
+    """A function making a fresh bot per game; seeds differ per game but derive from `seed`.
+
+    With `ponder` each bot is wrapped in a `PonderingPlayer`: the opponent plays on the server,
+    in another process, so the bot's thinking takes no time from it (the server keeps the clocks).
+
+    Raises:
+        PonderingUnsupportedError: `ponder` is asked of a bot with no ``ponder`` method.
+    """
     import numpy as np
 
+    from blindchess.arbiter.pondering import PonderingUnsupportedError, pondering, supports_pondering
     from blindchess.bots.registry import make_bot, resolve_bot
 
     _, player_class = resolve_bot(spec)
+    if ponder and not supports_pondering(player_class):
+        raise PonderingUnsupportedError(f"bot {spec!r} cannot ponder: {player_class.__name__} has no ponder(stop) method")
     seeds = np.random.SeedSequence(seed)
-    return lambda: make_bot(player_class, rng=np.random.default_rng(seeds.spawn(1)[0]))
+
+    def build() -> Any:
+        bot = make_bot(player_class, rng=np.random.default_rng(seeds.spawn(1)[0]))
+        return pondering(bot) if ponder else bot
+
+    return build
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from blindchess.server.connect import Connector
 
     try:
-        factory = bot_factory(args.bot, args.seed)
+        factory = bot_factory(args.bot, args.seed, args.ponder)
         session = open_session(args)
         connector = Connector(
             session, factory, max_games=args.max_games, ranked=args.ranked, new_version=args.new_version,

@@ -36,6 +36,7 @@ from blindchess.arbiter.game import Game
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_turn
 from blindchess.arbiter.player import Player
+from blindchess.arbiter.pondering import PonderingPlayer
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.errors import BlindchessError
 from blindchess.server.arbiter_game import history_from_json
@@ -289,14 +290,22 @@ def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_
     The arbiter's `play_turn` drives each turn; as in reconchess's remote play the turn
     is ended before ``handle_move_result`` (``end_turn_last=False``), so the bot's
     bookkeeping is not on its clock. A bot's exception propagates to the caller.
+
+    A `PonderingPlayer` thinks from ``handle_move_result`` (after the turn ended, so on the
+    opponent's time) to its next callback; the server keeps the clocks, and the opponent runs
+    elsewhere, so that costs the opponent nothing (see :mod:`blindchess.arbiter.pondering`).
     """
     game = RemoteGame(session, game_id, poll_seconds)
-    player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
-    game.start()
-    while not game.is_over():
-        play_turn(cast(Game, game), player, end_turn_last=False)  # play_turn uses only public Game methods
-    winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
-    player.handle_game_end(winner, reason, history)
+    try:
+        player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
+        game.start()
+        while not game.is_over():
+            play_turn(cast(Game, game), player, end_turn_last=False)  # play_turn uses only public Game methods
+        winner, reason, history = game.get_winner_color(), game.get_win_reason(), game.get_game_history()
+        player.handle_game_end(winner, reason, history)
+    finally:
+        if isinstance(player, PonderingPlayer):
+            player.stop_pondering()  # a game cut short (the server gone, the bot raised) leaves no thread thinking
     return winner, reason, history
 
 

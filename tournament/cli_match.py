@@ -29,6 +29,12 @@ fault, with the history saved, and the match goes on. Bots loaded from a ``.py``
 isolated by default (code nobody here has read; the cost is a pipe round trip per callback, see
 docs/isolation.md); ``--no-isolate`` runs every bot in the worker's own process.
 
+``--ponder first|second|both`` lets the bot named first (the WHITE argument, whatever colour it
+plays in a game), the second, or both think on the opponent's turn (docs/pondering.md): each
+must have a ``ponder(stop)`` method. A pondering bot plays isolated (in the worker's process
+its thread would take time from the opponent's clock), so ``--ponder`` with ``--no-isolate``
+is an error.
+
 Ctrl-C stops the match (exit 130): the games finished are saved, the game it landed in is not
 counted (it may have reached a bot as that bot's fault), and ``--resume`` plays the rest.
 """
@@ -49,6 +55,7 @@ import numpy as np
 from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
 from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
@@ -68,6 +75,9 @@ from .task import (
 )
 
 logger = logging.getLogger(__name__)
+
+PONDER_CHOICES = ("first", "second", "both")
+"""``--ponder``'s values: which of the two bots, in the order named, ponder."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -100,6 +110,11 @@ def add_parser(subparsers: Any) -> None:
         help="run each bot in its own process: a bot that exits, crashes the interpreter or runs out of memory"
         " loses that game and the match goes on (default: bots loaded from a .py file are isolated, others not;"
         " --no-isolate runs every bot in the worker's process)",
+    )
+    parser.add_argument(
+        "--ponder",
+        choices=PONDER_CHOICES,
+        help="let the bot named first, the second or both think on the opponent's turn (implies --isolate for them)",
     )
     parser.add_argument(
         "--memory-limit",
@@ -223,7 +238,8 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     set (``run`` exits 130), and ``--resume`` plays the rest.
 
     Raises:
-        PlayerLoadError, BotSettingError: a bot cannot be found.
+        PlayerLoadError, BotSettingError: a bot cannot be found (or cannot ponder, with ``--ponder``).
+        PonderingNeedsIsolationError: ``--ponder`` with ``--no-isolate``.
         SetupError: a bot cannot be built (no Stockfish, say); nothing more is played.
         ExecutorError: the executor cannot start.
     """
@@ -234,10 +250,15 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()
     out = Path(args.out)
+    if args.ponder is not None and args.isolate is False:
+        raise PonderingNeedsIsolationError("--ponder plays the pondering bots in their own processes; it cannot go with --no-isolate")
+    ponders = (args.ponder in ("first", "both"), args.ponder in ("second", "both"))
     bots = tuple(
-        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit)
-        for label, bot in zip(labels, (args.white, args.black), strict=True)
+        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit, ponder=ponder)
+        for label, bot, ponder in zip(labels, (args.white, args.black), ponders, strict=True)
     )
+    for bot_spec in bots:
+        check_bot(bot_spec)
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
@@ -331,14 +352,15 @@ def _bot_name(bot: str) -> str:
     if bot in VARIANT_BOTS:
         return bot
     name, _ = resolve_bot(bot)
-    check_bot(BotSpec(bot, bot))
     return name
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         summary = play_match(args, sys.stderr)
-    except (PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError) as error:
+    except (
+        PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError
+    ) as error:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
     sys.stdout.write(summary.table() + "\n")

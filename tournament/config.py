@@ -24,6 +24,7 @@ A config names the players and how they meet::
     bot = "bots/my_bot.py"     # a bot from a file plays in its own process by default
     isolate = true             # false runs it in the worker (faster; a crash then costs the worker)
     memory_limit_mib = 1024    # an isolated bot's address-space limit (default 2048)
+    ponder = true              # think on the opponent's turn (implies isolate; see docs/pondering.md)
 
 Every key is checked: a typo is an error naming the key and the closest known one.
 
@@ -45,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.errors import BlindchessError
 
 from .spec import BotSpec, GameSpec
@@ -62,7 +64,7 @@ _TOURNAMENT_KEYS = {
     "name": str, "format": str, "gauntlet": str, "games_per_pairing": int, "repeat": bool, "seed": int,
     "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int,
 }  # fmt: skip
-_PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int}
+_PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int, "ponder": bool}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
@@ -171,7 +173,13 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
         memory_limit = entry.get("memory_limit_mib")
         if memory_limit is not None and memory_limit < 1:
             raise ConfigError(f"{source}: {where} memory_limit_mib = {memory_limit!r} must be >= 1")
-        players.append(BotSpec(label, entry["bot"], dict(entry.get("settings", {})), entry.get("isolate"), memory_limit))
+        try:
+            player = BotSpec(
+                label, entry["bot"], dict(entry.get("settings", {})), entry.get("isolate"), memory_limit, entry.get("ponder", False)
+            )
+        except PonderingNeedsIsolationError as error:
+            raise ConfigError(f"{source}: {where} ponder = true needs the bot in its own process; drop isolate = false") from error
+        players.append(player)
     if len(players) < 2:
         raise ConfigError(f"{source}: a tournament needs at least two [players.NAME] tables, got {len(players)}")
     for index, player in enumerate(players):

@@ -13,6 +13,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from blindchess.arbiter.pondering import PonderingNeedsIsolationError
+
 
 @dataclass(frozen=True)
 class BotSpec:
@@ -29,6 +31,12 @@ class BotSpec:
             :func:`blindchess.tournament.task.isolated`).
         memory_limit_mib: an isolated bot's address-space limit beyond its process's start,
             in MiB; None for the arbiter's default (`blindchess.arbiter.isolation.MEMORY_LIMIT_BYTES`).
+        ponder: let the bot think on its opponent's turn (:mod:`blindchess.arbiter.pondering`).
+            It implies isolation: in the worker's process its thread would take the GIL, and so
+            clock time, from the opponent; ``isolate=False`` with it is an error.
+
+    Raises:
+        PonderingNeedsIsolationError: `ponder` with ``isolate=False``.
     """
 
     label: str
@@ -36,10 +44,20 @@ class BotSpec:
     settings: dict[str, Any] = field(default_factory=dict)
     isolate: bool | None = None
     memory_limit_mib: int | None = None
+    ponder: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ponder and self.isolate is False:
+            raise PonderingNeedsIsolationError(
+                f"player {self.label!r}: pondering needs the bot in its own process (isolate), but isolate is false"
+            )
 
     def same_player(self, other: BotSpec) -> bool:
-        """The same bot with the same settings (labels aside): pairing them is pairing a bot with itself."""
-        return (self.bot, _canonical(self.settings)) == (other.bot, _canonical(other.settings))
+        """The same bot with the same settings (labels aside): pairing them is pairing a bot with itself.
+
+        Pondering counts as a setting: a bot against its pondering self measures what pondering gains.
+        """
+        return (self.bot, _canonical(self.settings), self.ponder) == (other.bot, _canonical(other.settings), other.ponder)
 
 
 @dataclass(frozen=True)
@@ -69,12 +87,16 @@ class GameSpec:
     def to_json(self) -> str:
         """The spec as canonical JSON (sorted keys): stored with the result, compared on resume.
 
-        A bot's isolation fields are left out while None (the default), so a database written
+        A bot's isolation fields are left out while at their defaults, so a database written
         before they existed still resumes; a value set in the config is recorded.
         """
         data = asdict(self)
         for side in ("white", "black"):
-            data[side] = {name: value for name, value in data[side].items() if value is not None or name not in _ISOLATION_FIELDS}
+            data[side] = {
+                name: value
+                for name, value in data[side].items()
+                if name not in _ISOLATION_DEFAULTS or value != _ISOLATION_DEFAULTS[name]
+            }
         return json.dumps(data, sort_keys=True)
 
 
@@ -121,7 +143,8 @@ def failed(key: str, error: str, attempts: int = 1, setup_error: bool = False) -
     return GameResult(key=key, error=error, attempts=attempts, setup_error=setup_error)
 
 
-_ISOLATION_FIELDS = ("isolate", "memory_limit_mib")
+_ISOLATION_DEFAULTS: dict[str, Any] = {"isolate": None, "memory_limit_mib": None, "ponder": False}
+"""Fields added after databases were first written, and the values that leave them out of `GameSpec.to_json`."""
 
 
 def _canonical(settings: dict[str, Any]) -> str:

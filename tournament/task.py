@@ -41,6 +41,7 @@ from blindchess.arbiter.isolation import (
     isolated_player,
 )
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
@@ -119,9 +120,12 @@ def check_bot(spec: BotSpec) -> None:
 
     Raises:
         PlayerLoadError: the bot cannot be found.
-        BotSettingError: a setting is not a parameter of the bot's constructor.
+        BotSettingError: a setting is not a parameter of the bot's constructor, or `spec`
+            asks to ponder of a bot with no ``ponder`` method.
     """
     player_class = resolve_player_class(spec.bot)
+    if spec.ponder and not supports_pondering(player_class):
+        raise BotSettingError(f"player {spec.label!r}: bot {spec.bot!r} cannot ponder (it has no ponder(stop) method)")
     try:
         parameters = inspect.signature(player_class).parameters
     except (TypeError, ValueError):
@@ -138,14 +142,14 @@ def check_bot(spec: BotSpec) -> None:
 
 
 def isolated(spec: BotSpec) -> bool:
-    """Whether `spec`'s bot plays in its own process: as it says, else when it is loaded from a ``.py`` file.
+    """Whether `spec`'s bot plays in its own process: as it says, else when it ponders or is loaded from a ``.py`` file.
 
     >>> isolated(BotSpec("mine", "bots/my_bot.py")), isolated(BotSpec("r", "random"))
     (True, False)
-    >>> isolated(BotSpec("mine", "bots/my_bot.py", isolate=False))
-    False
+    >>> isolated(BotSpec("mine", "bots/my_bot.py", isolate=False)), isolated(BotSpec("r", "random", ponder=True))
+    (False, True)
     """
-    return spec.isolate if spec.isolate is not None else spec.bot.endswith(".py")
+    return spec.isolate if spec.isolate is not None else spec.ponder or spec.bot.endswith(".py")
 
 
 def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
@@ -159,8 +163,10 @@ def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
     limit = MEMORY_LIMIT_BYTES if spec.memory_limit_mib is None else spec.memory_limit_mib * 2**20
     player_class = resolve_player_class(spec.bot)
     try:
-        player: Player = isolated_player(player_class, functools.partial(_build_here, spec, seed, rules), limit)
-    except (IsolatedBotError, BotProcessDied) as error:
+        player: Player = isolated_player(
+            player_class, functools.partial(_build_here, spec, seed, rules), limit, ponder=spec.ponder
+        )
+    except (IsolatedBotError, BotProcessDied, PonderingUnsupportedError) as error:
         raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
     return player
 
