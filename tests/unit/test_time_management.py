@@ -127,11 +127,13 @@ class RecordingSelector(StockfishMoveSelector):
 class RecordingPlanner(RandomSensePlanner):
     def __init__(self) -> None:
         self.seen: list[SenseContext] = []
+        self.clocks: list[float] = []
 
     def choose_sense(
         self, belief: Belief, sense_actions: list[int], seconds_left: float, rng: np.random.Generator, context: SenseContext
     ) -> Optional[int]:
         self.seen.append(context)
+        self.clocks.append(seconds_left)
         return super().choose_sense(belief, sense_actions, seconds_left, rng, context)
 
 
@@ -141,10 +143,11 @@ def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
     bot = BeliefBot(lambda: BoardSet(max_boards=5_000), planner, selector, rng=3, time_manager=manager)
     play_local_game(bot, RandomBot(rng=4), LocalGame(seconds_per_player=120.0, seconds_increment=2.0, full_turn_limit=8))
     assert len(selector.seen) >= 6 and len(planner.seen) == len(selector.seen)
-    for turn, ((clock, context), sense) in enumerate(zip(selector.seen, planner.seen, strict=True)):
+    for turn, ((_, context), sense, clock) in enumerate(zip(selector.seen, planner.seen, planner.clocks, strict=True)):
         assert context.budget is not None and sense.budget is not None and context.hard_budget is not None
-        # the plan was made for this turn's clock (the sense took a little of it)
-        assert context.budget <= manager.allot(clock + 2.0, 2.0, turn, 2.0).move + 1e-9
+        # the plan was made at the sense, for that clock (bounded by the hardest turn, no overhead,
+        # the increment as measured, give or take the bot's rounding)
+        assert context.budget <= manager.allot(clock, 2.5, turn, 2.0).move + 1e-9
         assert context.hard_budget >= context.budget > 0.0
     assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
 
