@@ -45,6 +45,7 @@ from blindchess.arbiter.observations import GameEnded, Observation, OpponentMove
 from blindchess.beliefs import BoardSet, LearnedPrior, StockfishSigmoid, Weighted
 from blindchess.beliefs.calibration import cross_entropy, truth_channels
 from blindchess.beliefs.neural_model import PosteriorNet, default_model, load_model
+from blindchess.beliefs.neural_posterior import DEFAULT_TEMPERATURE
 from blindchess.learning.examples import held_out
 from blindchess.learning.generate import DEFAULT_MIX, GameSpec, game_id, pairing, play_game
 
@@ -179,7 +180,7 @@ def main() -> None:
         "--mix", type=float, default=0.05, help="share of the uniform set kept by the learned weighting"
     )
     parser.add_argument("--floor", type=float, default=1e-3)
-    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
     parser.add_argument("--unseen", default="flagship", help="opponent outside the training mix")
     parser.add_argument("--unseen-games", type=int, default=10)
     parser.add_argument("--unseen-seed", type=int, default=7)

@@ -174,3 +174,20 @@ def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys:
     llrs = [float(line.split("LLR")[1]) for line in captured.err.splitlines() if "LLR" in line]
     assert code == 0 and captured.out.startswith("H1 accepted: attacker vs random after")
     assert len(llrs) >= 2 and llrs[-1] >= 2.944 and all(llr < 2.944 for llr in llrs[:-1])  # stops at the first crossing
+
+
+def test_match_reports_the_share_of_its_clock_each_bot_used(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A bot that sleeps 0.25 s a move uses a measurable share of a 10 s clock; random almost none."""
+    bot = tmp_path / "sleepy.py"
+    bot.write_text(SLOW_BOT.replace("0.03", "0.25"))
+    argv = ["match", str(bot), "random", "--games", "2", "--seconds", "10", "--increment", "0", "--full-turn-limit", "4"]
+    assert main([*argv, "--no-isolate", "--out", str(tmp_path / "games")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count(" clock used ") == 2  # on each progress line
+    shares = {
+        line.split(":")[0].removeprefix("clock used by "): float(line.split("mean ")[1].split("%")[0])
+        for line in captured.out.splitlines()
+        if line.startswith("clock used by ")
+    }
+    assert set(shares) == {str(bot), "random"}
+    assert 4 <= shares[str(bot)] <= 30 and shares["random"] < 2  # 4 moves x 0.25 s of 10 s, at most 4 turns of it each
