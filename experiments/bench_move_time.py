@@ -6,9 +6,11 @@ presets' capped board set, replayed from the history's observations) and keeps t
 board. For each budget ``T`` of ``--budgets`` a fresh selector at the flagship's settings
 chooses a move with ``MoveContext(budget=T, hard_budget=T)`` (no second look) and, with
 ``--second-look``, again with ``hard_budget = 2.5 T`` (what the time manager allows a close
-call). The baseline, measured in the same run on the same positions, is the selector with no
-budget from the bot: its own plan on a 60 s clock with a 2 s increment (about 2.2 s; its
-old limits, `experiments.flagship_before_clock`: at most 24 boards, 0.1 s per position).
+call), and with ``--deep`` once more with the boards held at 24 (``max_boards=24``), so the
+extra time goes into longer searches only: wide against deep at the same budget. The
+baseline, measured in the same run on the same positions, is the selector with no budget
+from the bot: its own plan on a 60 s clock with a 2 s increment (about 2.7 s; its old
+limits, `experiments.flagship_before_clock`: at most 24 boards, 0.1 s per position).
 
 Each chosen request is scored on the true board, where the bot could not see:
 ``v(m) = +1`` if it captures the king, ``-1`` if it leaves our king capturable, else
@@ -18,7 +20,7 @@ Stockfish's value of the position after what the request really does there
 have gained); ``agree`` is the share of positions where the choice equals the longest budget's.
 Lower regret is better; ratios are the baseline's regret over each budget's::
 
-    nice -n 15 python3 experiments/bench_move_time.py --games 4 --budgets 0.5 2 8
+    nice -n 15 python3 experiments/bench_move_time.py --games 4 --budgets 2 8 --deep
 """
 
 from __future__ import annotations
@@ -99,9 +101,20 @@ def true_values(engine: Engine, position: Position, depth: int) -> np.ndarray:
     return values
 
 
-def choose(position: Position, budget: Optional[float], hard: Optional[float], seed: int) -> tuple[chess.Move, float]:
-    """The selector's choice and its wall time (a fresh selector, so no cache carries over)."""
-    selector = StockfishMoveSelector() if budget is not None else StockfishMoveSelector(max_boards=24, max_position_seconds=0.1)
+@dataclass(frozen=True)
+class Arm:
+    """One way of choosing: a name, the budgets passed in the context, the selector's settings."""
+
+    name: str
+    budget: Optional[float]
+    hard: Optional[float]
+    settings: tuple[tuple[str, float], ...] = ()
+
+
+def choose(position: Position, arm: Arm, seed: int) -> tuple[chess.Move, float]:
+    """The arm's choice and its wall time (a fresh selector, so no cache carries over)."""
+    selector = StockfishMoveSelector(**dict(arm.settings))  # type: ignore[arg-type]
+    budget, hard = arm.budget, arm.hard
     try:
         with selector.pool.engine() as engine:  # start Stockfish before the clock does
             engine.play(chess.Board(), chess.engine.Limit(depth=1))
@@ -119,35 +132,38 @@ def main() -> None:
     parser.add_argument("--per-game", type=int, default=6, help="decisions kept per game")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.5, 2.0, 8.0])
     parser.add_argument("--second-look", action="store_true", help="also choose with hard_budget = 2.5 budget")
+    parser.add_argument("--deep", action="store_true", help="also choose with the boards held at 24 (time to depth only)")
     parser.add_argument("--depth", type=int, default=14, help="Stockfish depth of the true-board scoring")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     found = positions(args.games, args.seed, args.per_game)
     print(f"{len(found)} positions from {args.games} games", flush=True)
-    arms: list[tuple[str, Optional[float], Optional[float]]] = [("baseline (own plan, 60 s + 2 s)", None, None)]
+    arms = [Arm("baseline (own plan, 60 s + 2 s)", None, None, (("max_boards", 24), ("max_position_seconds", 0.1)))]
     for budget in args.budgets:
-        arms.append((f"budget {budget:g} s", budget, budget))
+        arms.append(Arm(f"budget {budget:g} s", budget, budget))
         if args.second_look:
-            arms.append((f"budget {budget:g} s, hard {2.5 * budget:g} s", budget, 2.5 * budget))
-    regrets: dict[str, list[float]] = {name: [] for name, _, _ in arms}
-    seconds: dict[str, list[float]] = {name: [] for name, _, _ in arms}
-    choices: dict[str, list[chess.Move]] = {name: [] for name, _, _ in arms}
+            arms.append(Arm(f"budget {budget:g} s, hard {2.5 * budget:g} s", budget, 2.5 * budget))
+        if args.deep:
+            arms.append(Arm(f"budget {budget:g} s, deep (24 boards)", budget, budget, (("max_boards", 24),)))
+    regrets: dict[str, list[float]] = {arm.name: [] for arm in arms}
+    seconds: dict[str, list[float]] = {arm.name: [] for arm in arms}
+    choices: dict[str, list[chess.Move]] = {arm.name: [] for arm in arms}
     with Engine() as engine:
         for number, position in enumerate(found, start=1):
             values = true_values(engine, position, args.depth)
-            for name, budget, hard in arms:  # interleaved per position: machine load hits every arm alike
-                move, took = choose(position, budget, hard, args.seed + number)
-                regrets[name].append(float(values.max() - values[position.actions.index(move)]))
-                seconds[name].append(took)
-                choices[name].append(move)
+            for arm in arms:  # interleaved per position: machine load hits every arm alike
+                move, took = choose(position, arm, args.seed + number)
+                regrets[arm.name].append(float(values.max() - values[position.actions.index(move)]))
+                seconds[arm.name].append(took)
+                choices[arm.name].append(move)
             print(f"  position {number}/{len(found)}", flush=True)
-    longest = arms[-1][0]
-    baseline = statistics.mean(regrets[arms[0][0]])
+    longest = next(arm.name for arm in reversed(arms) if arm.budget == max(args.budgets) and not arm.settings)
+    baseline = statistics.mean(regrets[arms[0].name])
     print()
     print("| arm | mean regret | s.e. | baseline / arm | agree with longest | mean s per move |")
     print("|---|---|---|---|---|---|")
-    for name, _, _ in arms:
+    for name in (arm.name for arm in arms):
         regret = statistics.mean(regrets[name])
         error = statistics.stdev(regrets[name]) / len(regrets[name]) ** 0.5 if len(regrets[name]) > 1 else float("nan")
         agree = np.mean([a == b for a, b in zip(choices[name], choices[longest], strict=True)])
