@@ -65,7 +65,7 @@ def test_match_ponder_refuses_no_isolate_and_a_bot_that_cannot_ponder(capsys: py
 
 
 def test_tournament_config_ponder_implies_isolation_and_refuses_isolate_false() -> None:
-    players = {"a": {"bot": "random"}, "t": {"bot": "tests/thinker.py", "ponder": True}}
+    players: dict[str, dict[str, object]] = {"a": {"bot": "random"}, "t": {"bot": "tests/thinker.py", "ponder": True}}
     config = parse_config({"players": players})
     thinker = next(player for player in config.players if player.label == "t")
     assert thinker.ponder and isolated(thinker)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.observations import OpponentMoved
+from blindchess.arbiter.observations import MoveResult, OpponentMoved
 from blindchess.beliefs import BoardSet
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.random_games import play_random_game
@@ -172,8 +172,9 @@ def test_pondering_gives_the_belief_the_next_update_would(seed: int) -> None:
         for event in game.events[color]:
             plain.observe(event)
             pondering.observe(event)
-            if type(event).__name__ == "MoveResult":
+            if isinstance(event, MoveResult):
                 pondering.ponder(threading.Event())
+            assert isinstance(plain.belief, BoardSet) and isinstance(pondering.belief, BoardSet)
             assert sorted(map(bytes, plain.belief.piece_grid())) == sorted(map(bytes, pondering.belief.piece_grid()))
         quiet = sum(isinstance(e, OpponentMoved) and e.capture_square is None for e in game.events[color][1:])
         assert 0 < pondering.pondered_turns <= quiet
