@@ -46,7 +46,8 @@ from .neural_model import PosteriorNet, default_model
 DEFAULT_TEMPERATURE = 0.4
 """The product's exponent, fitted for the shipped model: the mean -log2 P(truth) on sets of more
 than 100 boards over 40 validation games (seed 2, never trained on; floor 1e-3, mix 0.05) is
-least near 0.4 (7.51 bits, against 8.97 at 1.0 and 9.74 for the uniform set); a product of 64 per-square marginals is
+least near 0.4 (7.62 bits, against 9.05 at 1.0 and 9.67 for the uniform set;
+``experiments/fit_prior_temperature.py``): a product of 64 per-square marginals is
 overconfident, since the squares are not independent."""
 
 _ABSOLUTE = np.array([relative_square(square, chess.BLACK) for square in range(64)])
