@@ -34,6 +34,7 @@ import logging
 import math
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -74,6 +75,54 @@ def top_k(placement_weights: np.ndarray, truth: int, k: int) -> float:
     return float(np.clip((k - greater) / (equal + 1), 0.0, 1.0))
 
 
+@dataclass(frozen=True)
+class DecisionPoint:
+    """A decision point of one player's stream, with the exact set at it.
+
+    Attributes:
+        exact: the exhaustive, unweighted board set after the event.
+        truth: the true board.
+        placements: the set's distinct piece placements (rows of `BoardSet.piece_grid`).
+        placement_of: for each board of the set, its row in `placements`.
+        truth_placement: the true placement's row.
+    """
+
+    exact: BoardSet
+    truth: chess.Board
+    placements: np.ndarray
+    placement_of: np.ndarray
+    truth_placement: int
+
+
+def decision_points(
+    events: list[Observation],
+    truths: list[chess.Board],
+    followers: Sequence[Callable[[Observation], None]],
+    exact_cap: int,
+    keep: Callable[[int], bool] = lambda size: True,
+) -> Iterator[DecisionPoint]:
+    """The stream's decision points (after `OpponentMoved` and `SenseResult`) whose set size `keep` accepts.
+
+    Each event also goes to every follower (the weightings under test), in order. The stream
+    stops counting when the cap makes the set inexact (its uniform weights would no longer be
+    the exact set's).
+    """
+    exact = BoardSet(max_boards=exact_cap, move_model=None)  # uniform over the consistent boards
+    for event, truth in zip(events, truths, strict=False):
+        if isinstance(event, GameEnded):
+            return
+        exact.update(event)
+        for follow in followers:
+            follow(event)
+        if not exact.is_exact:
+            return
+        if not isinstance(event, (OpponentMoved, SenseResult)) or not keep(len(exact)):
+            continue
+        placements, placement_of = np.unique(exact.piece_grid(), axis=0, return_inverse=True)
+        truth_placement = int(np.flatnonzero((placements == truth_channels(truth)).all(axis=1))[0])
+        yield DecisionPoint(exact, truth, placements, placement_of.ravel(), truth_placement)
+
+
 def score_stream(
     events: list[Observation],
     truths: list[chess.Board],
@@ -83,31 +132,24 @@ def score_stream(
     times: list[float],
     args: argparse.Namespace,
 ) -> None:
-    exact = BoardSet(max_boards=args.exact_cap, move_model=None)  # uniform over the consistent boards
-    for event, truth in zip(events, truths, strict=False):
-        if isinstance(event, GameEnded):
-            break
-        exact.update(event)
+    def timed_prior(event: Observation) -> None:
         started = time.monotonic()
         prior.update(event)
         times.append(time.monotonic() - started)
-        stockfish.update(event)
-        if not exact.is_exact:
-            return
-        if not isinstance(event, (OpponentMoved, SenseResult)):
-            continue
+
+    for point in decision_points(events, truths, (timed_prior, stockfish.update), args.exact_cap):
+        exact, truth, placements, placement_of, truth_placement = (
+            point.exact, point.truth, point.placements, point.placement_of, point.truth_placement
+        )
         n = len(exact)
         bucket = buckets[next(b for b in BUCKETS if b[0] <= n <= b[1])]
-        grid = exact.piece_grid()
-        placements, placement_of = np.unique(grid, axis=0, return_inverse=True)
-        truth_placement = int(np.flatnonzero((placements == truth_channels(truth)).all(axis=1))[0])
         uniform = exact.weights()
         weightings = {"uniform": uniform, "learned": Weighted(exact, prior, mix=args.mix).weights()}
         if n <= args.stockfish_max:
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
         bucket.points += 1
         for name, weights in weightings.items():
-            by_placement = np.bincount(placement_of.ravel(), weights=weights, minlength=len(placements))
+            by_placement = np.bincount(placement_of, weights=weights, minlength=len(placements))
             bucket.bits[name] += -math.log2(by_placement[truth_placement])
             bucket.top1[name] += top_k(by_placement, truth_placement, 1)
             bucket.top5[name] += top_k(by_placement, truth_placement, 5)

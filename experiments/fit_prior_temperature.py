@@ -23,10 +23,9 @@ import chess
 import numpy as np
 import torch
 
-from blindchess.arbiter.observations import GameEnded, OpponentMoved, SenseResult
-from blindchess.beliefs import BoardSet, LearnedPrior
-from blindchess.beliefs.calibration import truth_channels
+from blindchess.beliefs import LearnedPrior
 from blindchess.beliefs.neural_model import default_model, load_model
+from blindchess.experiments.bench_neural import decision_points
 from blindchess.learning.generate import DEFAULT_MIX, GameSpec, pairing, play_game
 
 TEMPERATURES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
@@ -46,6 +45,10 @@ class Point:
 def collect(args: argparse.Namespace) -> list[Point]:
     model = load_model(args.model) if args.model else default_model()
     points: list[Point] = []
+
+    def keep(size: int) -> bool:
+        return bool(args.min_boards < size <= args.max_boards)
+
     played, index = 0, -1
     while played < args.games:
         index += 1
@@ -57,21 +60,11 @@ def collect(args: argparse.Namespace) -> list[Point]:
         for color, opponent in ((chess.WHITE, names[1]), (chess.BLACK, names[0])):
             if args.facing and opponent != args.facing:
                 continue
-            exact, prior = BoardSet(max_boards=200_000, move_model=None), LearnedPrior(model, floor=args.floor)
-            for event, truth in zip(game.events[color], game.truth[color], strict=False):
-                if isinstance(event, GameEnded):
-                    break
-                exact.update(event)
-                prior.update(event)
-                if not exact.is_exact:
-                    break
-                if not isinstance(event, (OpponentMoved, SenseResult)) or not args.min_boards < len(exact) <= args.max_boards:
-                    continue
-                placements, placement_of = np.unique(exact.piece_grid(), axis=0, return_inverse=True)
-                truth_index = int(np.flatnonzero((placements == truth_channels(truth)).all(axis=1))[0])
+            prior = LearnedPrior(model, floor=args.floor)
+            for point in decision_points(game.events[color], game.truth[color], (prior.update,), 200_000, keep):
+                counts = np.bincount(point.placement_of, minlength=len(point.placements))
                 # LearnedPrior.log_weights at temperature 1 is the summed log marginals
-                counts = np.bincount(placement_of.ravel(), minlength=len(placements))
-                points.append(Point(opponent, counts, prior.log_weights(placements) / prior.temperature, truth_index))
+                points.append(Point(opponent, counts, prior.log_weights(point.placements) / prior.temperature, point.truth_placement))
         print(f"  game {index}: {names[0]} vs {names[1]}, {len(points)} points", flush=True)
     return points
 

@@ -19,17 +19,8 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, Observation, Player, Turn, WinReason, play_local_game
+from blindchess.arbiter.isolation import CALLBACKS
 from blindchess.arbiter.watchdog import BotDeadlineExceeded
-
-CALLBACKS = (
-    "handle_game_start",
-    "handle_opponent_move_result",
-    "choose_sense",
-    "handle_sense_result",
-    "choose_move",
-    "handle_move_result",
-    "handle_game_end",
-)
 
 
 class SteadyBot(Player):
