@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from blindchess.arbiter import Player
 
-from .presets import ValueOfInformationSenseBot, hybrid_belief
+from .presets import ValueOfInformationSenseBot, hybrid_belief, learned_prior_belief
 from .time_management import TimeManager
 
 
@@ -28,6 +28,12 @@ class HybridFlagshipBot(FlagshipBot):
     """The flagship on the hybrid belief (exact set while small, particles past it): `flagship-hybrid`."""
 
     make_belief = staticmethod(hybrid_belief)
+
+
+class LearnedFlagshipBot(FlagshipBot):
+    """The flagship on the board set weighted by the learned prior (docs/neural.md): `flagship-learned`."""
+
+    make_belief = staticmethod(learned_prior_belief)
 
 
 def get_player() -> type[Player]:

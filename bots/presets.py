@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Optional
 
-from blindchess.beliefs import Belief, BoardSet, HybridBelief
+from blindchess.beliefs import Belief, BoardSet, HybridBelief, Weighted, weighted
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
-from blindchess.sensing import make_planner
+from blindchess.sensing import ValueOfInformationSensePlanner, make_planner
 
 from .belief_bot import BeliefBot
 from .random_bot import SeedLike
@@ -41,11 +41,21 @@ def hybrid_belief() -> HybridBelief:
     return HybridBelief(switch_boards=HYBRID_SWITCH_BOARDS, particles=HYBRID_PARTICLES)
 
 
+def learned_prior_belief() -> Weighted:
+    """The presets' capped board set weighted by the shipped posterior network (`LearnedPrior`, torch on first use)."""
+    from blindchess.beliefs import LearnedPrior
+
+    return weighted(capped_board_set(), LearnedPrior())
+
+
 class PlannerPresetBot(BeliefBot):
     """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`.
 
     Args:
         rng: seed or generator for every random choice.
+        hunt: hunt the king when far ahead in material (``evaluation/king_hunt.py``: the selector's
+            check bonus and the value-of-information planner's look for the king); False turns
+            both off, for measuring what hunting is worth.
         **selector_settings: passed to `StockfishMoveSelector` (tests use
             ``search_depth=1, boards=2, safety_boards=8`` for fast, seed-deterministic games).
     """
@@ -55,11 +65,16 @@ class PlannerPresetBot(BeliefBot):
     time_manager_class: ClassVar[Optional[Callable[[], TimeManager]]] = None
     """Builds the preset's time manager (None: the planner's and selector's fixed plans)."""
 
-    def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
+    def __init__(self, rng: SeedLike = None, hunt: bool = True, **selector_settings: Any) -> None:
         make_manager = type(self).time_manager_class
+        planner = make_planner(self.planner_name)
+        if not hunt:
+            selector_settings["hunt_material"] = None
+            if isinstance(planner, ValueOfInformationSensePlanner):
+                planner.hunt_material = None
         super().__init__(
             type(self).make_belief,
-            make_planner(self.planner_name),
+            planner,
             StockfishMoveSelector(**selector_settings),
             rng,
             time_manager=None if make_manager is None else make_manager(),

@@ -35,6 +35,7 @@ BOTS: dict[str, str] = {
     # BeliefBot presets (bots/presets.py), one per sense planner: the sensing ablation's players.
     "flagship": "blindchess.bots.flagship:FlagshipBot",
     "flagship-hybrid": "blindchess.bots.flagship:HybridFlagshipBot",
+    "flagship-learned": "blindchess.bots.flagship:LearnedFlagshipBot",
     "belief-random": "blindchess.bots.presets:RandomSenseBot",
     "belief-trout": "blindchess.bots.presets:TroutSenseBot",
     "belief-eig": "blindchess.bots.presets:EntropySenseBot",

@@ -2,7 +2,8 @@
 
 Same belief, planner and selector; no `TimeManager` (the planner and selector keep their
 fixed plans: the selector's ``usable / 30 + increment / 2``, at most 24 boards and 0.1 s per
-position, no second look). Load it by path or module name::
+position, no second look) and no king hunt (neither the selector's check bonus nor the
+planner's look for the king). Load it by path or module name::
 
     blindchess match flagship experiments/flagship_before_clock.py --seconds 300 --increment 5
     blindchess sprt flagship blindchess.experiments.flagship_before_clock --seconds 60 --increment 2
@@ -21,7 +22,7 @@ class FlagshipBeforeClock(ValueOfInformationSenseBot):
     """`belief-evoi` with the selector's old limits: what `flagship` was at 187bf11."""
 
     def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(rng, **{"max_boards": 24, "max_position_seconds": 0.1, **selector_settings})
+        super().__init__(rng, hunt=False, **{"max_boards": 24, "max_position_seconds": 0.1, **selector_settings})
 
 
 def get_player() -> type[Player]:

@@ -18,6 +18,11 @@ blocker, illegal castles and pushes into pieces do nothing), the material it cap
 large win for capturing the king, a large loss when the move leaves our king capturable,
 and half the mover's value when it lands on an attacked, undefended square.
 
+Converting a won game: when the mean material lead on the sample reaches `hunt_material`,
+the score adds `king_weight` pawns per bit of information the window gives about the
+opponent king's square (:mod:`blindchess.evaluation.king_hunt`): the selector then hunts a king
+it has just seen.
+
 Time: the defaults take about 0.1 s on a mid-game set of 20,000 boards (2 cores, see
 ``experiments/bench_move_time.py``). Given a budget above `SCALE_SECONDS` (through
 `SenseContext.budget`), the planner draws proportionally more boards, up to `MAX_SCALE` times
@@ -35,6 +40,7 @@ import numpy as np
 
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
+from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, king_squares, material_lead
 from blindchess.evaluation.values import level_boosts, proxy_move_value, threat_levels
 
 from .base import SenseContext
@@ -47,9 +53,19 @@ MAX_SCALE = 8.0
 """The most the sample sizes grow with a large budget."""
 
 
-def threat_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, levels: np.ndarray) -> float:
-    """Mutual information (bits) between a window's outcome and the threat level: H(T) - H(T | O)."""
-    joint = np.bincount(labels * 3 + levels, weights=weights, minlength=3 * n_labels).reshape(n_labels, 3)
+def outcome_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, targets: np.ndarray, n_targets: int) -> float:
+    """Mutual information (bits) between a window's outcome and a per-board label: H(T) - H(T | O).
+
+    Used for the threat level (`threat_levels`, 3 labels) and the opponent king's square
+    (`king_squares`, 65 labels).
+
+    >>> labels = np.array([0, 0, 1, 1])  # the window tells boards 0, 1 from 2, 3
+    >>> round(outcome_information(labels, 2, np.full(4, 0.25), np.array([0, 0, 1, 1]), 2), 6)
+    1.0
+    >>> round(outcome_information(labels, 2, np.full(4, 0.25), np.array([0, 1, 0, 1]), 2), 6)
+    0.0
+    """
+    joint = np.bincount(labels * n_targets + targets, weights=weights, minlength=n_targets * n_labels).reshape(n_labels, n_targets)
     return _entropy_bits(joint.sum(axis=0)) - (_entropy_bits(joint.ravel()) - _entropy_bits(joint.sum(axis=1)))
 
 
@@ -94,6 +110,9 @@ class ValueOfInformationSensePlanner:
         max_boards: the information gain reads at most this many boards (subsampled by weight).
         threat_sample: how many boards are drawn to find the rare threatened ones
             (see `_stratified_sample`).
+        hunt_material: from this material lead (pawns) on, look for the opponent's king; None never.
+        king_weight: pawns of value per bit of information about the king's square while hunting
+            (four times `information_weight`: the king's square is worth more than any other square's).
     """
 
     name = "evoi"
@@ -106,6 +125,8 @@ class ValueOfInformationSensePlanner:
         threat_boost: float = 12.0,
         threat_weight: float = 4.0,
         threat_sample: int = 600,
+        hunt_material: Optional[float] = HUNT_MATERIAL,
+        king_weight: float = 2.0,
     ) -> None:
         if boards < 1:
             raise ValueError(f"boards must be >= 1, got {boards!r}")
@@ -115,6 +136,8 @@ class ValueOfInformationSensePlanner:
         self.threat_boost = threat_boost
         self.threat_weight = threat_weight
         self.threat_sample = threat_sample
+        self.hunt_material = hunt_material
+        self.king_weight = king_weight
 
     def choose_sense(
         self,
@@ -134,10 +157,13 @@ class ValueOfInformationSensePlanner:
         gains = WindowOutcomes(grid, centres).entropies(grid_weights)
         moves: list[Optional[chess.Move]] = [None, *context.move_actions]
         values = move_value_matrix(boards, moves, context.color)
+        hunting = self.hunt_material is not None and material_lead(boards, weights, context.color) >= self.hunt_material
+        kings = king_squares(boards, context.color)
         scores = np.array([
             0.0 if item is None
             else value_of_information(item[0], item[1], weights, values)
-            + self.threat_weight * threat_information(item[0], item[1], weights, levels)
+            + self.threat_weight * outcome_information(item[0], item[1], weights, levels, 3)
+            + (self.king_weight * outcome_information(item[0], item[1], weights, kings, NO_KING + 1) if hunting else 0.0)
             for item in outcomes.labels
         ]) + self.information_weight * gains
         if scores.max() <= 0:
