@@ -59,10 +59,12 @@ class Outcome:
 
 
 def white_to_move(fen: str) -> tuple[str, chess.Color]:
-    """`fen` (mirrored when Black is to move) and the colour of the side ahead in material there."""
+    """`fen` (mirrored when Black is to move, numbered from move 1 so that ``--turn-cap`` counts
+    from the start) and the colour of the side ahead in material there."""
     board = chess.Board(fen)
     if board.turn == chess.BLACK:
         board = board.mirror()
+    board.fullmove_number = 1
     ahead = chess.WHITE if material_balance(board, chess.WHITE) > 0 else chess.BLACK
     return board.fen(), ahead
 
@@ -95,7 +97,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="games per position and variant")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--increment", type=float, default=1.0)
-    parser.add_argument("--turn-cap", type=int, default=60, help="full turns after which a game is drawn")
+    parser.add_argument("--turn-cap", type=int, default=60, help="full turns from the position after which a game is drawn")
     args = parser.parse_args()
     results: dict[bool, list[Outcome]] = {True: [], False: []}
     for number, fen in enumerate(POSITIONS, 1):

@@ -43,7 +43,7 @@ from blindchess.beliefs.base import Belief
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, king_squares, material_lead
 from blindchess.evaluation.values import level_boosts, proxy_move_value, threat_levels
 
-from .base import SenseContext
+from .base import SenseContext, SensePlanError
 from .support import DEFAULT_MAX_BOARDS, belief_grid, board_grid, fallback_sense, pick_best
 from .windows import WindowOutcomes, undominated
 
@@ -129,7 +129,7 @@ class ValueOfInformationSensePlanner:
         king_weight: float = 2.0,
     ) -> None:
         if boards < 1:
-            raise ValueError(f"boards must be >= 1, got {boards!r}")
+            raise SensePlanError(f"boards must be >= 1, got {boards!r}")
         self.boards = boards
         self.information_weight = information_weight
         self.max_boards = max_boards

@@ -16,7 +16,8 @@ import pytest
 from blindchess.arbiter.observations import Observation
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.base import Belief, WeightedBoards
-from blindchess.sensing import PLANNERS, SenseContext, SensePlanner, make_planner
+from blindchess.sensing import PLANNERS, SenseContext, SensePlanner, ValueOfInformationSensePlanner, make_planner
+from blindchess.sensing.base import SensePlanError
 from blindchess.sensing.support import board_grid
 from blindchess.sensing.windows import WINDOWS
 
@@ -170,3 +171,8 @@ def test_value_of_information_sees_threats_held_by_one_board_in_two_hundred() ->
     chosen = [planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(seed), context) for seed in range(10)]
     seen = [square for square in chosen if square is not None and {chess.D3, chess.F3} & set(WINDOWS[square])]
     assert len(seen) >= 8, [chess.square_name(square) for square in chosen if square is not None]
+
+
+def test_a_value_of_information_planner_without_boards_is_refused_by_name() -> None:
+    with pytest.raises(SensePlanError, match="boards must be >= 1, got 0"):
+        ValueOfInformationSensePlanner(boards=0)
