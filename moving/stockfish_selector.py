@@ -32,9 +32,11 @@ a sixth of it. The work scales with the budget ``T``:
   context's hard budget gets a second look: the best three candidates scored on a fresh,
   twice as large sample, pooled with the first.
 
-Converting a won game: once the mean material lead on the sample reaches `hunt_material`, each
-move's probability of giving check is added, times `hunt_weight`, to its score, and the likeliest
-checks join the candidates (:mod:`blindchess.evaluation.king_hunt` says why).
+Converting a won game: once the mean material lead on the sample reaches `hunt_material`, the
+engine chooses its own move on the `hunt_boards` likeliest boards with a longer search (a
+share `HUNT_SHARE` of the budget), each candidate's score gains `hunt_weight` times the weight
+share of the boards where it was the engine's choice, and those moves join the candidates
+(:mod:`blindchess.evaluation.king_hunt` says why).
 
 Below `panic_seconds` the engine is not used at all: the proxy alone picks the move on a few
 boards, in milliseconds.
@@ -56,7 +58,7 @@ from blindchess.arbiter.fastrevise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
-from blindchess.evaluation.king_hunt import HUNT_MATERIAL, check_odds, material_lead
+from blindchess.evaluation.king_hunt import HUNT_MATERIAL, engine_votes, material_lead
 from blindchess.evaluation.stockfish import Engine, EnginePool
 from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_value, threat_weights
 
@@ -66,6 +68,9 @@ from .sampling import weighted_unique_boards
 logger = logging.getLogger(__name__)
 
 WIN, LOSS = 1.0, -1.0
+
+HUNT_SHARE = 0.3
+"""Share of a move's budget spent on the engine's own moves while hunting (see the module docstring)."""
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
@@ -114,9 +119,10 @@ class StockfishMoveSelector:
             fixed number of boards: the selector is then deterministic for a seed (tests,
             replays), at the price of ignoring the clock above `panic_seconds`.
         hunt_material: hunt the king from this material lead (pawns) on; None never hunts.
-        hunt_weight: score added per unit probability that a move gives check while hunting
-            (Stockfish's values of a won position differ by a few hundredths between quiet
-            moves and by more than 0.05 between keeping and losing a rook at +15).
+        hunt_weight: score added to the move the engine chooses on every hunted board (in
+            proportion to its weight share): 0.03 is above the few thousandths between quiet
+            moves of a won position and below what losing a rook costs at +15 (0.06).
+        hunt_boards: on how many of the likeliest sampled boards the engine chooses its move.
     """
 
     def __init__(
@@ -138,7 +144,8 @@ class StockfishMoveSelector:
         engine_options: Optional[dict[str, int]] = None,
         search_depth: Optional[int] = None,
         hunt_material: Optional[float] = HUNT_MATERIAL,
-        hunt_weight: float = 0.05,
+        hunt_weight: float = 0.03,
+        hunt_boards: int = 4,
     ) -> None:
         if boards < 1 or candidates < 1 or engines < 1:
             raise MoveSelectionError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
@@ -162,6 +169,7 @@ class StockfishMoveSelector:
         self.search_depth = search_depth
         self.hunt_material = hunt_material
         self.hunt_weight = hunt_weight
+        self.hunt_boards = hunt_boards
 
     def close(self) -> None:
         self.pool.close()
@@ -224,7 +232,7 @@ class StockfishMoveSelector:
         if panic:
             return _pick(move_actions, proxy_score, rng)
 
-        hunt = self.hunt_bonus(boards, weights, outcomes, color)
+        hunt = self.hunt_bonus(boards, weights, move_actions, color, HUNT_SHARE * (budget - (time.monotonic() - started)))
         remaining = budget - (time.monotonic() - started)
         candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3, hunt)
         remaining = budget - (time.monotonic() - started)
@@ -263,13 +271,17 @@ class StockfishMoveSelector:
         return blended
 
     def hunt_bonus(
-        self, boards: list[chess.Board], weights: np.ndarray, outcomes: list[list[RequestOutcome]], color: Color
+        self, boards: list[chess.Board], weights: np.ndarray, move_actions: list[chess.Move], color: Color, seconds: float
     ) -> np.ndarray:
-        """Per move, ``hunt_weight * P(check)`` when the material lead calls for a king hunt, else zeros."""
-        n_moves = len(outcomes[0]) if outcomes else 0
-        if self.hunt_material is None or material_lead(boards, weights, color) < self.hunt_material:
-            return np.zeros(n_moves)
-        bonus: np.ndarray = self.hunt_weight * check_odds(outcomes, weights, color)
+        """Per move, ``hunt_weight * V(m)`` (`engine_votes` on the `hunt_boards` likeliest boards, searched
+        in `seconds` together) when the material lead calls for a king hunt, else zeros."""
+        if self.hunt_material is None or not boards or material_lead(boards, weights, color) < self.hunt_material:
+            return np.zeros(len(move_actions))
+        likeliest = np.argsort(-weights, kind="stable")[: self.hunt_boards]
+        limit = self._limit(max(0.01, min(self.max_position_seconds, seconds / len(likeliest))))
+        with self.pool.engine() as engine:
+            chosen = [_engine_move(engine, boards[i], limit) for i in likeliest]
+        bonus: np.ndarray = self.hunt_weight * engine_votes(move_actions, chosen, weights[likeliest])
         return bonus
 
     def _is_close(self, expected: np.ndarray, worst: np.ndarray, bonus: np.ndarray) -> bool:
@@ -322,7 +334,7 @@ class StockfishMoveSelector:
         self, boards: list[chess.Board], move_actions: list[chess.Move], proxy_score: np.ndarray, seconds: float,
         hunt: np.ndarray,
     ) -> list[int]:
-        """Indices of the moves worth scoring: Stockfish's choice per board, the two likeliest checks
+        """Indices of the moves worth scoring: Stockfish's choice per board, the engine's choices
         while hunting, then the proxy's best."""
         index = {move: j for j, move in enumerate(move_actions)}
         chosen: list[int] = []
@@ -334,8 +346,7 @@ class StockfishMoveSelector:
                 move = _engine_move(engine, board, limit)
                 if move is not None and move in index and index[move] not in chosen:
                     chosen.append(index[move])
-        checks = [int(j) for j in np.argsort(-hunt, kind="stable")[:2] if hunt[j] > 0]
-        chosen += [j for j in checks if j not in chosen]
+        chosen += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in chosen]
         for j in np.argsort(-proxy_score, kind="stable"):
             if len(chosen) >= self.candidates:
                 break
