@@ -224,6 +224,17 @@ class StreamEncoder:
         own: np.ndarray = self._own.copy()
         return own
 
+    def known_contents(self) -> np.ndarray:
+        """Shape (64,) int8, relative squares: what a square holds for certain, -1 where unknown.
+
+        A square seen since the opponent's last move (age 0: this turn's sense window, or the
+        square our capture emptied) still holds what it showed, since only the opponent's
+        moves change what we cannot see: 0 for no opponent piece, 1..6 the opponent's type.
+        Our own squares are not included (`own_types` has them).
+        """
+        known = np.where((self._age == 0) & (self._own == 0), self._seen, -1).astype(np.int8)
+        return known
+
 
 def encode_stream(events: list[Observation]) -> np.ndarray:
     """Frames of every event of one player's stream but `GameEnded`: shape ``(T, FRAME_SIZE)`` uint8."""

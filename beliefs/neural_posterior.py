@@ -11,7 +11,8 @@ predicts, per square, the opponent's piece there. That gives two things:
   ``p_t`` the network's marginals after event ``t``; the floor keeps every consistent board
   possible whatever the network says (against an opponent it never saw, too).
 - `NeuralPosterior`, a `Belief`: `marginals` are the network's (constant time, whatever the
-  size of the board set), and everything about boards comes from a capped, unweighted
+  size of the board set; our own squares, and the squares seen since the opponent last
+  moved, certain), and everything about boards comes from a capped, unweighted
   `BoardSet` (no opponent-move model: the network is the opponent model) weighted by `LearnedPrior`:
 
   * `sample` draws from the weighted set, so every sample is consistent with the observations;
@@ -75,7 +76,11 @@ class LearnedPrior:
         self._probabilities: Optional[np.ndarray] = None  # (64, 7), relative squares
 
     def update(self, observation: Observation) -> None:
-        """One GRU step on the event's frame (`GameStarted` starts a fresh stream)."""
+        """One GRU step on the event's frame (`GameStarted` starts a fresh stream).
+
+        Squares seen since the opponent last moved are set to what they showed
+        (`StreamEncoder.known_contents`): the network only blurs a certainty.
+        """
         if isinstance(observation, GameStarted):
             self._state = None
         encoder = self._encoder.copy()  # a rejected event leaves the prior unchanged
@@ -85,6 +90,10 @@ class LearnedPrior:
         with torch.no_grad():
             logits, state = self.model(torch.from_numpy(frame).view(1, 1, -1), self._state)
             probabilities = torch.softmax(logits[0, 0].double(), dim=-1).numpy()
+        known = encoder.known_contents()
+        certain = np.flatnonzero(known >= 0)
+        probabilities[certain] = 0.0
+        probabilities[certain, known[certain]] = 1.0
         self._encoder, self._state, self._probabilities = encoder, state, probabilities
 
     def _relative(self) -> np.ndarray:
@@ -96,7 +105,7 @@ class LearnedPrior:
         return np.arange(64) if self._encoder.color == chess.WHITE else _ABSOLUTE
 
     def marginals(self) -> np.ndarray:
-        """Shape (64, 13): the network's marginals, our own pieces certain."""
+        """Shape (64, 13): the network's marginals, our own pieces and what we saw since the opponent moved certain."""
         relative = self._relative()[self._absolute_squares()]
         color = self._encoder.color
         result = np.zeros((64, N_CHANNELS))

@@ -18,8 +18,9 @@ one placement):
 * top-1 / top-5: whether ``s*`` is among the k most probable boards (ties shared: Bertram et
   al.'s measure; uniform's is k/|B|);
 * the per-square cross-entropy of ``s*`` (bits per board, smoothed as in
-  `blindchess.beliefs.calibration.cross_entropy`) under the exact uniform set's marginals and
-  under the network's marginals;
+  `blindchess.beliefs.calibration.cross_entropy`) under the exact uniform set's marginals, the
+  learned-weighted set's (what `NeuralPosterior.support_marginals` gives, and what its samples
+  follow) and the network's own (`NeuralPosterior.marginals`, constant time);
 * the time of one `LearnedPrior` update (one GRU step, one torch thread).
 
 Results are bucketed by |B|. Tables print as Markdown::
@@ -64,6 +65,7 @@ class Bucket:
     top5: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     counted: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     ce_uniform: float = 0.0
+    ce_learned_set: float = 0.0
     ce_neural: float = 0.0
 
 
@@ -144,7 +146,8 @@ def score_stream(
         n = len(exact)
         bucket = buckets[next(b for b in BUCKETS if b[0] <= n <= b[1])]
         uniform = exact.weights()
-        weightings = {"uniform": uniform, "learned": Weighted(exact, prior, mix=args.mix).weights()}
+        learned = Weighted(exact, prior, mix=args.mix)
+        weightings = {"uniform": uniform, "learned": learned.weights()}
         if n <= args.stockfish_max:
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
         bucket.points += 1
@@ -155,6 +158,7 @@ def score_stream(
             bucket.top5[name] += top_k(by_placement, truth_placement, 5)
             bucket.counted[name] += 1
         bucket.ce_uniform += cross_entropy(exact.marginals(), truth)
+        bucket.ce_learned_set += cross_entropy(learned.marginals(), truth)
         bucket.ce_neural += cross_entropy(prior.marginals(), truth)
 
 
@@ -183,8 +187,8 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         f"### {title}",
         "",
         "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned "
-        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | neural |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | learned set | neural |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in BUCKETS:
         bucket = buckets.get(key)
@@ -198,7 +202,7 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         cells = [label, str(bucket.points)]
         for values in (bucket.bits, bucket.top1, bucket.top5):
             cells += [mean(values, name) for name in METHODS]
-        cells += [f"{bucket.ce_uniform / bucket.points:.2f}", f"{bucket.ce_neural / bucket.points:.2f}"]
+        cells += [f"{ce / bucket.points:.2f}" for ce in (bucket.ce_uniform, bucket.ce_learned_set, bucket.ce_neural)]
         lines.append("| " + " | ".join(cells) + " |")
     ms = np.array(times or [math.nan]) * 1e3
     lines += [

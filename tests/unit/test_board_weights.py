@@ -9,7 +9,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved
+from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import (
     BoardSet,
     HybridBelief,
@@ -22,6 +22,7 @@ from blindchess.beliefs import (
     weighted,
 )  # fmt: skip
 from blindchess.beliefs.board_weights import grid_board
+from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.random_games import play_random_game
 
 GAME = play_random_game(np.random.default_rng(4), full_turn_limit=4)
@@ -136,6 +137,18 @@ def test_neural_posterior_marginals_are_the_network_s_with_our_pieces_certain() 
         mine = piece is not None and piece.color == chess.BLACK
         assert marginals[square, 7:].sum() == pytest.approx(1.0 if mine else 0.0)
         assert marginals[square, 1:7].sum() <= 1.0 - (1.0 if mine else 0.0) + 1e-12
+
+
+def test_the_learned_prior_is_certain_where_we_looked_since_the_opponent_moved() -> None:
+    for color in (chess.WHITE, chess.BLACK):
+        prior = LearnedPrior()
+        for event, truth in zip(GAME.events[color], GAME.truth[color], strict=False):
+            if isinstance(event, GameEnded):
+                break
+            prior.update(event)
+            if isinstance(event, SenseResult):
+                for square, _ in event.window:
+                    assert prior.marginals()[square, truth_channels(truth)[square]] == 1.0
 
 
 def test_stockfish_sigmoid_prefers_boards_good_for_the_opponent() -> None:

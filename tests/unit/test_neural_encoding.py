@@ -57,6 +57,12 @@ def test_frames_agree_with_the_true_board(record: dict[str, Any]) -> None:
             if isinstance(event, MoveResult) and event.capture_square is not None:
                 assert planes[20, relative_square(event.capture_square, color)] == 1
             assert (planes[13] <= NEVER_SEEN).all()
+            known = encoder.known_contents()
+            sure = known >= 0
+            np.testing.assert_array_equal(known[sure], target[sure])  # a certainty is the truth
+            assert not (sure & (planes[:6].sum(axis=0) > 0)).any()
+            if isinstance(event, SenseResult):
+                assert (sure | (planes[:6].sum(axis=0) > 0))[planes[14].astype(bool)].all()
 
 
 def test_scaled_frames_lie_in_the_unit_interval() -> None:
