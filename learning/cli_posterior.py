@@ -5,7 +5,8 @@
     blindchess posterior train data/posterior/*.npz --seed 0 --out model/        # train, save weights + config
     blindchess posterior eval model/ data/posterior/*.npz                         # bits per board, held-out games
 
-`data` writes shards of ``--shard-games`` games each (``shard-00000.npz``, ...; the format is in
+`data` plays on the tournament runner's executors (``--workers``, ``--executor ray --address``)
+and writes shards of ``--shard-games`` games each (``shard-00000.npz``, ...; the format is in
 `blindchess.learning.examples`). `train` holds out ``--holdout`` percent of the games (by a hash
 of the game id) and reports the held-out cross-entropy after every epoch; `eval` scores a saved
 model on the held-out games of shards (``--holdout 100`` for every game). Progress goes to
@@ -20,8 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from blindchess.tournament.base import ExecutorError
+from blindchess.tournament.cli_tournament import add_executor_arguments
+from blindchess.tournament.executors import make_executor
+
 from .examples import Sequence, read_history_files, read_shards, write_shard
-from .generate import DEFAULT_MIX, generate
+from .generate import DEFAULT_MIX, GenerationError, generate
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,11 +41,11 @@ def add_parser(subparsers: Any) -> None:
     data.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     data.add_argument("--seed", type=int, default=0, help="run seed: game i is determined by (seed, i)")
     data.add_argument("--mix", default=",".join(DEFAULT_MIX), help=f"bots to pair at random (default {','.join(DEFAULT_MIX)})")
-    data.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     data.add_argument("--full-turn-limit", type=int, default=50, help="draw after this many full turns (default 50)")
     data.add_argument("--histories", nargs="+", help="encode these history files (ours or reconchess's JSON) instead of playing")
     data.add_argument("--shard-games", type=int, default=500, help="games per shard file (default 500)")
     data.add_argument("--out", required=True, help="folder for the shards")
+    add_executor_arguments(data, None)
     data.set_defaults(run=run_data)
 
     train = commands.add_parser("train", help="train a network on shards and save it")
@@ -82,17 +87,30 @@ def run_data(args: argparse.Namespace) -> int:
         print(json.dumps({"shard": str(write_shard(out / "histories.npz", sequences)), "sequences": len(sequences)}))
         return 0
     mix = tuple(name.strip() for name in args.mix.split(",") if name.strip())
+    try:
+        executor = make_executor(args.executor, args.workers, args.address)
+    except ExecutorError as error:
+        print(f"blindchess: error: {error}", file=sys.stderr)
+        return 2
     pending: list[Sequence] = []
     shards: list[str] = []
+    failed: list[str] = []
     show = _progress("games", args.games)
-    for done, sequences in enumerate(
-        generate(args.games, args.seed, mix, args.workers, args.full_turn_limit, show), start=1
-    ):
-        pending += sequences
-        if done % args.shard_games == 0 or done == args.games:
-            shards.append(str(write_shard(out / f"shard-{len(shards):05d}.npz", pending)))
-            pending = []
-    print(json.dumps({"shards": shards, "games": args.games, "seed": args.seed, "mix": list(mix)}))
+    try:
+        for done, game in enumerate(generate(args.games, args.seed, mix, executor, args.full_turn_limit, show), start=1):
+            if isinstance(game, GenerationError):
+                failed.append(str(game))
+            else:
+                pending += game
+            if done % args.shard_games == 0 or done == args.games:
+                shards.append(str(write_shard(out / f"shard-{len(shards):05d}.npz", pending)))
+                pending = []
+    except GenerationError as error:
+        print(f"blindchess: error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        executor.close()
+    print(json.dumps({"shards": shards, "games": args.games, "seed": args.seed, "mix": list(mix), "failed": failed}))
     return 0
 
 

@@ -7,6 +7,7 @@ pipeline and its reproducibility, not the model's quality (that is experiments/b
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import chess
@@ -19,8 +20,11 @@ from blindchess.beliefs.neural_model import load_model
 from blindchess.beliefs.recorded_games import load_records
 from blindchess.cli import main
 from blindchess.learning.examples import Sequence, ShardError, held_out, read_shard, read_shards, write_shard
-from blindchess.learning.generate import GameSpec, generate, pairing
+from blindchess.learning.generate import GameSpec, GenerationError, generate, pairing
 from blindchess.learning.train import TrainSettings, split, train
+from blindchess.tournament import spec as tournament
+from blindchess.tournament.executors import InlineExecutor
+from blindchess.tournament.spec import failed
 
 MIX = ("random", "attacker")
 SETTINGS = TrainSettings(epochs=1, batch=8, hidden=16, seed=5, holdout_percent=25)
@@ -28,11 +32,13 @@ SETTINGS = TrainSettings(epochs=1, batch=8, hidden=16, seed=5, holdout_percent=2
 
 @pytest.fixture(scope="module")
 def sequences() -> list[Sequence]:
-    return [s for game in generate(30, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
+    games = list(generate(30, seed=11, mix=MIX, full_turn_limit=20))
+    assert not [game for game in games if isinstance(game, GenerationError)]
+    return [s for game in games if not isinstance(game, GenerationError) for s in game]
 
 
 def test_games_are_determined_by_seed_and_index(sequences: list[Sequence]) -> None:
-    again = [s for game in generate(3, seed=11, mix=MIX, workers=1, full_turn_limit=20) for s in game]
+    again = [s for game in generate(3, seed=11, mix=MIX, full_turn_limit=20) if not isinstance(game, GenerationError) for s in game]
     for one, two in zip(sequences[:6], again, strict=False):
         assert one.game_id == two.game_id and np.array_equal(one.frames, two.frames) and np.array_equal(one.targets, two.targets)
     assert {pairing(GameSpec(i, 11, MIX))[:2] for i in range(30)} >= {("random", "attacker"), ("attacker", "random")}
@@ -113,3 +119,34 @@ def test_history_files_become_examples(tmp_path: Path, capsys: pytest.CaptureFix
     sequences = read_shard(tmp_path / "mine" / "histories.npz")
     assert [s.game_id for s in sequences] == [f"game-{n}.json" for n in range(3) for _ in (chess.WHITE, chess.BLACK)]
     assert json.loads(capsys.readouterr().out)["sequences"] == 6
+
+
+class FailingSecondGame:
+    """The inline executor, except that game 1 of the run comes back failed (as a worker that died twice)."""
+
+    workers = 1
+
+    def run(self, specs: Iterable[tournament.GameSpec]) -> Iterator[tournament.GameResult]:
+        for result in InlineExecutor().run(specs):
+            yield failed(result.key, "worker died twice", attempts=2) if result.key.endswith("-1") else result
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_failed_game_is_reported_in_its_place_and_the_rest_kept() -> None:
+    games = list(generate(3, seed=11, mix=MIX, executor=FailingSecondGame(), full_turn_limit=10))
+    assert [isinstance(game, GenerationError) for game in games] == [False, True, False]
+    assert "gen-11-1" in str(games[1]) and "worker died twice" in str(games[1])
+    assert [s.game_id for s in games[2]] == ["gen-11-2", "gen-11-2"]  # type: ignore[union-attr]
+
+
+def test_a_bot_that_cannot_be_built_stops_the_data_command_with_its_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken_bot.py"
+    broken.write_text(
+        "from blindchess.bots.random_bot import RandomBot\n\n"
+        "class BrokenBot(RandomBot):\n    def __init__(self, rng=None):\n        raise ValueError('no config file')\n"
+    )
+    assert main(["posterior", "data", "--games", "4", "--mix", f"random,{broken}", "--workers", "1", "--out", str(tmp_path / "d")]) == 2
+    error = capsys.readouterr().err
+    assert "could not be set up" in error and "no config file" in error

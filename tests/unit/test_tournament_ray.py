@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import ray
 
 from blindchess.cli import main
+from blindchess.learning.examples import read_shard
 from blindchess.tournament.config import load_config
 from blindchess.tournament.executors import PoolExecutor
 from blindchess.tournament.ray_executor import RayExecutor
@@ -50,3 +52,12 @@ def test_a_ray_worker_killed_mid_game_is_retried_once_recorded(local_ray: None, 
     assert report.played == 2 and report.failed == 0
     assert sorted(row.key for row in rows) == sorted(spec.key for spec in load_config(config).schedule())
     assert all(row.ok for row in rows)
+
+
+def test_posterior_data_on_ray_writes_the_shards_the_inline_run_writes(local_ray: None, tmp_path: Path) -> None:
+    common = ["posterior", "data", "--games", "4", "--seed", "5", "--mix", "random,attacker", "--full-turn-limit", "12"]
+    assert main([*common, "--executor", "ray", "--workers", "2", "--out", str(tmp_path / "ray")]) == 0
+    assert main([*common, "--workers", "1", "--out", str(tmp_path / "inline")]) == 0
+    on_ray, inline = read_shard(tmp_path / "ray" / "shard-00000.npz"), read_shard(tmp_path / "inline" / "shard-00000.npz")
+    assert [s.game_id for s in on_ray] == [s.game_id for s in inline] == [f"gen-5-{i}" for i in range(4) for _ in "wb"]
+    assert all(np.array_equal(a.frames, b.frames) and np.array_equal(a.targets, b.targets) for a, b in zip(on_ray, inline, strict=True))
