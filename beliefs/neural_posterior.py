@@ -12,7 +12,9 @@ predicts, per square, the opponent's piece there. That gives two things:
   possible whatever the network says (against an opponent it never saw, too).
 - `NeuralPosterior`, a `Belief`: `marginals` are the network's (constant time, whatever the
   size of the board set; our own squares, and the squares seen since the opponent last
-  moved, certain), and everything about boards comes from a capped, unweighted
+  moved, certain) once the set holds more than `EXACT_BELOW` boards, and the weighted set's
+  below that (exact under the network's weighting, and as cheap: see `EXACT_BELOW`);
+  everything about boards comes from a capped, unweighted
   `BoardSet` (no opponent-move model: the network is the opponent model) weighted by `LearnedPrior`:
 
   * `sample` draws from the weighted set, so every sample is consistent with the observations;
@@ -21,8 +23,7 @@ predicts, per square, the opponent's piece there. That gives two things:
   * `entropy` is that of the weighted set.
 
   The network's marginals and the weighted set's agree only as well as the network is
-  right; `support_marginals` gives the latter. With a single board left, `marginals` is
-  that board (the network would only blur a certainty).
+  right; `support_marginals` always gives the latter, `prior.marginals()` the former.
 
 The model runs on the CPU in `torch.no_grad`; one update costs one GRU step (see
 ``experiments/bench_neural.py`` for the measured time).
@@ -50,6 +51,14 @@ than 100 boards over 40 validation games (seed 2, never trained on; floor 1e-3, 
 least near 0.4 (7.62 bits, against 9.05 at 1.0 and 9.67 for the uniform set;
 ``experiments/fit_prior_temperature.py``): a product of 64 per-square marginals is
 overconfident, since the squares are not independent."""
+
+EXACT_BELOW = 5_000
+"""Up to this many boards `NeuralPosterior.marginals` are the weighted set's: a weighted count over
+at most 5,000 x 64 cells, about 2 ms (the network's step is about 1 ms), and they know every hard
+constraint the set does (which squares a piece seen two turns ago can have reached), where the
+network only learned them approximately: on sets of more than 100 boards the weighted set's
+per-square cross-entropy of the truth was 15.2 bits a board against the network's 20.3 and the
+uniform set's 17.9 (docs/neural.md). Above it the network's, in constant time."""
 
 _ABSOLUTE = np.array([relative_square(square, chess.BLACK) for square in range(64)])
 """Relative square of each absolute square for Black (White's is the identity)."""
@@ -143,6 +152,8 @@ class NeuralPosterior(Weighted):
         max_boards: the cap of the board set behind `sample`, membership and size.
         floor, temperature: the `LearnedPrior` settings.
         mix: share of the unweighted set kept in the board weights.
+        exact_below: the largest set whose own (weighted) marginals `marginals` returns; 1 for
+            the network's whenever more than one board is left.
     """
 
     def __init__(
@@ -152,8 +163,12 @@ class NeuralPosterior(Weighted):
         floor: float = 1e-3,
         temperature: float = DEFAULT_TEMPERATURE,
         mix: float = 0.05,
+        exact_below: int = EXACT_BELOW,
     ) -> None:
+        if exact_below < 1:
+            raise WeightingError(f"need exact_below >= 1 (a single board's marginals are that board), got {exact_below!r}")
         super().__init__(BoardSet(max_boards=max_boards, move_model=None), LearnedPrior(model, floor, temperature), mix)
+        self.exact_below = exact_below
 
     @property
     def prior(self) -> LearnedPrior:
@@ -161,8 +176,8 @@ class NeuralPosterior(Weighted):
         return self.weighting
 
     def marginals(self) -> np.ndarray:
-        """The network's marginals (constant time); the single board's when only one is left."""
-        if len(self) == 1:
+        """The weighted set's marginals up to `exact_below` boards, else the network's (constant time)."""
+        if len(self) <= self.exact_below:
             return self.support_marginals()
         return self.prior.marginals()
 

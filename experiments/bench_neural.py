@@ -19,8 +19,9 @@ one placement):
   al.'s measure; uniform's is k/|B|);
 * the per-square cross-entropy of ``s*`` (bits per board, smoothed as in
   `blindchess.beliefs.calibration.cross_entropy`) under the exact uniform set's marginals, the
-  learned-weighted set's (what `NeuralPosterior.support_marginals` gives, and what its samples
-  follow) and the network's own (`NeuralPosterior.marginals`, constant time);
+  learned-weighted set's (`NeuralPosterior.support_marginals`, what its samples follow, and its
+  `marginals` up to `EXACT_BELOW` boards) and the network's own (its `marginals` above that,
+  constant time);
 * the time of one `LearnedPrior` update (one GRU step, one torch thread).
 
 Results are bucketed by |B|. Tables print as Markdown::
@@ -187,7 +188,7 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         f"### {title}",
         "",
         "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned "
-        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | learned set | neural |",
+        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | learned set | network |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in BUCKETS:

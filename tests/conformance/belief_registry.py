@@ -63,5 +63,9 @@ BELIEF_FACTORIES: list[BeliefFactory] = [
     BeliefFactory("hybrid-40", lambda: HybridBelief(switch_boards=40, particles=30, seed=1), exact=True),
     BeliefFactory("enumerated-4x4", lambda: EnumeratedBelief(TEACHING_4X4), exact=True, ruleset=TEACHING_4X4),
     BeliefFactory("neural", lambda: NeuralPosterior(max_boards=None), exact=True, sample_marginals=_support_marginals),
+    # the network's own marginals on every set of more than one board
+    BeliefFactory(
+        "neural-network", lambda: NeuralPosterior(max_boards=None, exact_below=1), exact=True, sample_marginals=_support_marginals
+    ),
     BeliefFactory("boardset-learned-prior", lambda: weighted(BoardSet(max_boards=None), LearnedPrior()), exact=True),
 ]

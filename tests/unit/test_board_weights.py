@@ -128,7 +128,7 @@ def test_the_truth_keeps_positive_probability_under_the_learned_prior() -> None:
 
 
 def test_neural_posterior_marginals_are_the_network_s_with_our_pieces_certain() -> None:
-    belief = _fed(NeuralPosterior(max_boards=None), chess.BLACK, 9)
+    belief = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.BLACK, 9)
     marginals = belief.marginals()
     np.testing.assert_array_equal(marginals, belief.prior.marginals())  # type: ignore[attr-defined]  # the network's prior rides on this Weighted
     own = belief.inner.board(0)
@@ -149,6 +149,19 @@ def test_the_learned_prior_is_certain_where_we_looked_since_the_opponent_moved()
             if isinstance(event, SenseResult):
                 for square, _ in event.window:
                     assert prior.marginals()[square, truth_channels(truth)[square]] == 1.0
+
+
+def test_neural_posterior_marginals_are_the_weighted_set_s_up_to_exact_below_boards() -> None:
+    belief = NeuralPosterior(max_boards=None, exact_below=20)
+    sizes = []
+    for event in GAME.events[chess.WHITE]:
+        if isinstance(event, GameEnded):
+            break
+        belief.update(event)
+        expected = belief.support_marginals() if len(belief) <= 20 else belief.prior.marginals()
+        np.testing.assert_array_equal(belief.marginals(), expected)
+        sizes.append(len(belief))
+    assert min(sizes) <= 20 < max(sizes)  # both sides of the threshold were seen
 
 
 def test_stockfish_sigmoid_prefers_boards_good_for_the_opponent() -> None:
@@ -174,5 +187,7 @@ def test_settings_are_checked() -> None:
         Weighted(BoardSet(), PawnCount(), mix=1.0)
     with pytest.raises(WeightingError, match="floor"):
         LearnedPrior(floor=0.0)
+    with pytest.raises(WeightingError, match="exact_below"):
+        NeuralPosterior(exact_below=0)
     with pytest.raises(WeightingError, match="cannot be weighted"):
         weighted(NeuralPosterior().prior, PawnCount())  # type: ignore[arg-type]
