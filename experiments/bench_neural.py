@@ -11,7 +11,10 @@ At every decision point (the player is to sense, or to move) with exact set ``B`
 piece placement ``s*`` (boards that differ only in castling or en-passant rights count as
 one placement):
 
-* ``-log2 P(truth)`` under three weightings of ``B``: uniform; StrangeFish2's Stockfish
+* ``-log2 P(truth)`` under four weightings of ``B``: uniform; ``moves``, every opponent move
+  equally likely (`BoardSet`'s default model, `UNIFORM`: a board weighs the chance that a
+  uniformly random mover reached it, close to the exact posterior against the random bot, so
+  against it no weighting can do much better on average); StrangeFish2's Stockfish
   sigmoid (`StockfishSigmoid`, depth 1, only on sets of at most ``--stockfish-max`` boards:
   it asks Stockfish about every board); the learned prior through `Weighted` (the shipped
   settings: floor 1e-3, mix 0.05);
@@ -53,7 +56,7 @@ from blindchess.learning.examples import held_out
 from blindchess.learning.generate import DEFAULT_MIX, GameSpec, game_id, pairing, play_game
 
 BUCKETS = ((1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10_000), (10_001, 10**12))
-METHODS = ("uniform", "stockfish", "learned")
+METHODS = ("uniform", "moves", "stockfish", "learned")
 
 
 @dataclass
@@ -131,6 +134,7 @@ def score_stream(
     truths: list[chess.Board],
     prior: LearnedPrior,
     stockfish: StockfishSigmoid,
+    moves: BoardSet,
     buckets: dict[tuple[int, int], Bucket],
     times: list[float],
     args: argparse.Namespace,
@@ -140,7 +144,7 @@ def score_stream(
         prior.update(event)
         times.append(time.monotonic() - started)
 
-    for point in decision_points(events, truths, (timed_prior, stockfish.update), args.exact_cap):
+    for point in decision_points(events, truths, (timed_prior, stockfish.update, moves.update), args.exact_cap):
         exact, truth, placements, placement_of, truth_placement = (
             point.exact, point.truth, point.placements, point.placement_of, point.truth_placement
         )
@@ -151,9 +155,10 @@ def score_stream(
         weightings = {"uniform": uniform, "learned": learned.weights()}
         if n <= args.stockfish_max:
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
+        per_placement = {name: np.bincount(placement_of, weights=w, minlength=len(placements)) for name, w in weightings.items()}
+        per_placement["moves"] = by_placement_of(moves, placements)
         bucket.points += 1
-        for name, weights in weightings.items():
-            by_placement = np.bincount(placement_of, weights=weights, minlength=len(placements))
+        for name, by_placement in per_placement.items():
             bucket.bits[name] += -math.log2(by_placement[truth_placement])
             bucket.top1[name] += top_k(by_placement, truth_placement, 1)
             bucket.top5[name] += top_k(by_placement, truth_placement, 5)
@@ -161,6 +166,14 @@ def score_stream(
         bucket.ce_uniform += cross_entropy(exact.marginals(), truth)
         bucket.ce_learned_set += cross_entropy(learned.marginals(), truth)
         bucket.ce_neural += cross_entropy(prior.marginals(), truth)
+
+
+def by_placement_of(belief: BoardSet, placements: np.ndarray) -> np.ndarray:
+    """`belief`'s probability of each row of `placements` (the same set's placements, maybe in another order)."""
+    rows, inverse = np.unique(belief.piece_grid(), axis=0, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=belief.weights(), minlength=len(rows))
+    weight_of = {row.tobytes(): weight for row, weight in zip(rows, summed, strict=True)}
+    return np.array([weight_of[row.tobytes()] for row in placements])
 
 
 def run(
@@ -176,7 +189,8 @@ def run(
                 if colors_facing is not None and opponent != colors_facing:
                     continue
                 prior = LearnedPrior(model, floor=args.floor, temperature=args.temperature)
-                score_stream(game.events[color], game.truth[color], prior, stockfish, buckets, times, args)
+                moves = BoardSet(max_boards=args.exact_cap)  # the UNIFORM move model
+                score_stream(game.events[color], game.truth[color], prior, stockfish, moves, buckets, times, args)
             print(f"  game {number}/{len(specs)} ({names[0]} vs {names[1]})", flush=True)
     finally:
         stockfish.engine.close()
@@ -187,9 +201,9 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
     lines = [
         f"### {title}",
         "",
-        "| set size | points | -log2 P: uniform | stockfish | learned | top-1: uniform | stockfish | learned "
-        "| top-5: uniform | stockfish | learned | CE bits/board: uniform set | learned set | network |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| set size | points | -log2 P: uniform | moves | stockfish | learned | top-1: uniform | moves | stockfish | learned "
+        "| top-5: uniform | moves | stockfish | learned | CE bits/board: uniform set | learned set | network |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in BUCKETS:
         bucket = buckets.get(key)
