@@ -57,6 +57,8 @@ from blindchess.learning.generate import DEFAULT_MIX, GameSpec, game_id, pairing
 
 BUCKETS = ((1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10_000), (10_001, 10**12))
 METHODS = ("uniform", "moves", "stockfish", "learned")
+LARGE = 100
+"""Sets of more than this many boards are also summed per opponent (the acceptance targets' sets)."""
 
 
 @dataclass
@@ -71,6 +73,33 @@ class Bucket:
     ce_uniform: float = 0.0
     ce_learned_set: float = 0.0
     ce_neural: float = 0.0
+
+    def add(self, per_placement: dict[str, np.ndarray], truth_placement: int, cross_entropies: tuple[float, float, float]) -> None:
+        """One decision point: each weighting's probability per placement, and the three cross-entropies."""
+        self.points += 1
+        for name, by_placement in per_placement.items():
+            self.bits[name] += -math.log2(by_placement[truth_placement])
+            self.top1[name] += top_k(by_placement, truth_placement, 1)
+            self.top5[name] += top_k(by_placement, truth_placement, 5)
+            self.counted[name] += 1
+        self.ce_uniform += cross_entropies[0]
+        self.ce_learned_set += cross_entropies[1]
+        self.ce_neural += cross_entropies[2]
+
+    def merge(self, other: Bucket) -> None:
+        """Add `other`'s sums to this bucket's."""
+        self.points += other.points
+        for name in other.counted:
+            self.bits[name] += other.bits[name]
+            self.top1[name] += other.top1[name]
+            self.top5[name] += other.top5[name]
+            self.counted[name] += other.counted[name]
+        self.ce_uniform += other.ce_uniform
+        self.ce_learned_set += other.ce_learned_set
+        self.ce_neural += other.ce_neural
+
+    def mean(self, values: dict[str, float], name: str) -> str:
+        return f"{values[name] / self.counted[name]:.2f}" if self.counted[name] else "-"
 
 
 def top_k(placement_weights: np.ndarray, truth: int, k: int) -> float:
@@ -136,6 +165,7 @@ def score_stream(
     stockfish: StockfishSigmoid,
     moves: BoardSet,
     buckets: dict[tuple[int, int], Bucket],
+    large: Bucket,
     times: list[float],
     args: argparse.Namespace,
 ) -> None:
@@ -157,15 +187,12 @@ def score_stream(
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
         per_placement = {name: np.bincount(placement_of, weights=w, minlength=len(placements)) for name, w in weightings.items()}
         per_placement["moves"] = by_placement_of(moves, placements)
-        bucket.points += 1
-        for name, by_placement in per_placement.items():
-            bucket.bits[name] += -math.log2(by_placement[truth_placement])
-            bucket.top1[name] += top_k(by_placement, truth_placement, 1)
-            bucket.top5[name] += top_k(by_placement, truth_placement, 5)
-            bucket.counted[name] += 1
-        bucket.ce_uniform += cross_entropy(exact.marginals(), truth)
-        bucket.ce_learned_set += cross_entropy(learned.marginals(), truth)
-        bucket.ce_neural += cross_entropy(prior.marginals(), truth)
+        cross_entropies = (
+            cross_entropy(exact.marginals(), truth), cross_entropy(learned.marginals(), truth), cross_entropy(prior.marginals(), truth)
+        )
+        bucket.add(per_placement, truth_placement, cross_entropies)
+        if n > LARGE:
+            large.add(per_placement, truth_placement, cross_entropies)
 
 
 def by_placement_of(belief: BoardSet, placements: np.ndarray) -> np.ndarray:
@@ -178,8 +205,9 @@ def by_placement_of(belief: BoardSet, placements: np.ndarray) -> np.ndarray:
 
 def run(
     specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Namespace, model: PosteriorNet
-) -> tuple[dict[tuple[int, int], Bucket], list[float]]:
+) -> tuple[dict[tuple[int, int], Bucket], list[float], dict[str, Bucket]]:
     buckets: dict[tuple[int, int], Bucket] = defaultdict(Bucket)
+    large: dict[str, Bucket] = defaultdict(Bucket)
     times: list[float] = []
     stockfish = StockfishSigmoid()
     try:
@@ -190,14 +218,16 @@ def run(
                     continue
                 prior = LearnedPrior(model, floor=args.floor, temperature=args.temperature)
                 moves = BoardSet(max_boards=args.exact_cap)  # the UNIFORM move model
-                score_stream(game.events[color], game.truth[color], prior, stockfish, moves, buckets, times, args)
+                score_stream(
+                    game.events[color], game.truth[color], prior, stockfish, moves, buckets, large[opponent], times, args
+                )
             print(f"  game {number}/{len(specs)} ({names[0]} vs {names[1]})", flush=True)
     finally:
         stockfish.engine.close()
-    return buckets, times
+    return buckets, times, large
 
 
-def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]) -> str:
+def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float], large: dict[str, Bucket]) -> str:
     lines = [
         f"### {title}",
         "",
@@ -209,14 +239,10 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         bucket = buckets.get(key)
         if bucket is None or not bucket.points:
             continue
-
-        def mean(values: dict[str, float], name: str, bucket: Bucket = bucket) -> str:
-            return f"{values[name] / bucket.counted[name]:.2f}" if bucket.counted[name] else "-"
-
         label = f"{key[0]}" if key[0] == key[1] else f"{key[0]}-{key[1]}" if key[1] < 10**12 else f">{key[0] - 1}"
         cells = [label, str(bucket.points)]
         for values in (bucket.bits, bucket.top1, bucket.top5):
-            cells += [mean(values, name) for name in METHODS]
+            cells += [bucket.mean(values, name) for name in METHODS]
         cells += [f"{ce / bucket.points:.2f}" for ce in (bucket.ce_uniform, bucket.ce_learned_set, bucket.ce_neural)]
         lines.append("| " + " | ".join(cells) + " |")
     ms = np.array(times or [math.nan]) * 1e3
@@ -225,8 +251,24 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         f"LearnedPrior update: mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
         f"p95 {np.percentile(ms, 95):.2f} ms over {len(ms)} events (1 torch thread)",
         "",
+        f"Sets of more than {LARGE} boards, by opponent (learned / uniform: the acceptance target is at most 0.5;"
+        f" stockfish only on sets of at most --stockfish-max boards):",
+        "",
+        "| opponent | points | -log2 P: uniform | moves | stockfish | learned | learned / uniform "
+        "| CE bits/board: uniform set | learned set | network |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    return "\n".join(lines)
+    total = Bucket()
+    for name, bucket in [*sorted(large.items()), ("all", total)]:
+        if name != "all":
+            total.merge(bucket)
+        if not bucket.points:
+            continue
+        ratio = (bucket.bits["learned"] / bucket.bits["uniform"]) if bucket.bits["uniform"] else math.nan
+        cells = [name, str(bucket.points), *(bucket.mean(bucket.bits, method) for method in METHODS), f"{ratio:.2f}"]
+        cells += [f"{ce / bucket.points:.2f}" for ce in (bucket.ce_uniform, bucket.ce_learned_set, bucket.ce_neural)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join([*lines, ""])
 
 
 def main() -> None:
