@@ -8,6 +8,11 @@ better" (see :mod:`blindchess.tournament.stats`). It stops when the LLR leaves t
 ``--max-pairs``. One line per pair goes to stderr; the verdict to stdout. Exit status: 0 when H1
 is accepted, 1 for H0, 3 when undecided at the limit.
 
+With ``--db FILE`` every game is recorded in that SQLite file (the tournament runner's format,
+:mod:`blindchess.tournament.results_db`) as it finishes, and a later run of the same command
+counts the recorded games first and plays only the rest: an SPRT of several hours survives
+Ctrl-C and the end of a session. A file holding other settings for the same games is refused.
+
 Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
 the inside of a TOML inline table (``'search_depth = 1, boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
@@ -17,6 +22,8 @@ accepts H0 by construction.
 from __future__ import annotations
 
 import argparse
+import itertools
+import sqlite3
 import sys
 from typing import Any
 
@@ -28,8 +35,9 @@ from .cli_tournament import add_executor_arguments
 from .config import SelfPairingError, TournamentConfig, pairing_games, tomllib
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
+from .results_db import ResultStore, StoreConflictError
 from .runner import SetupError
-from .spec import BotSpec, GameResult
+from .spec import BotSpec, GameResult, GameSpec
 from .stats import Sprt, SprtDecision, StatisticsError, pentanomial
 from .task import VARIANTS, BotSettingError, check_bot
 
@@ -54,6 +62,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game (default rbc)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pairs' seeds (default 0)")
+    parser.add_argument("--db", help="SQLite file recording every game; run again to resume (default: none)")
     add_executor_arguments(parser, None)
     parser.set_defaults(run=run)
 
@@ -85,20 +94,32 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     lower, upper = test.bounds
     sys.stderr.write(f"SPRT {args.a} vs {args.b}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, bounds [{lower:.2f}, {upper:.2f}]\n")
-    specs = pairing_games(a, b, config, pairs=args.max_pairs)
+    specs = list(pairing_games(a, b, config, pairs=args.max_pairs))
+    try:
+        store = None if args.db is None else ResultStore(args.db)
+        todo, recorded = _resume(store, specs)
+    except (StoreConflictError, OSError, sqlite3.Error) as error:
+        executor.close()
+        sys.stderr.write(f"blindchess: error: --db {args.db}: {error}\n")
+        return 2
+    if recorded:
+        sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
+    by_key = {spec.key: spec for spec in todo}
     halves: dict[int, list[GameResult]] = {}
     pair_scores: list[float] = []
     failed = 0
     decision = SprtDecision.CONTINUE
     interrupted = False
-    results = executor.run(specs)
+    results = executor.run(todo)
     try:
         with watch_for_interrupt() as interrupted_event:
-            for result in results:
+            for result in itertools.chain(recorded, results):
                 if interrupted_event.is_set():
                     raise KeyboardInterrupt  # the pair in hand is not counted (see blindchess.tournament.interrupt)
                 if result.setup_error:
                     raise SetupError(result.error)
+                if store is not None and result.key in by_key:
+                    store.record(by_key.pop(result.key), result)
                 pair = int(result.key.split("#")[1].split(".")[0])
                 halves.setdefault(pair, []).append(result)
                 if len(halves[pair]) < 2:
@@ -124,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         getattr(results, "close", lambda: None)()
         executor.close()
+        if store is not None:
+            store.close()
     score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
     verdict += " (interrupted)" if interrupted else ""
@@ -133,3 +156,21 @@ def run(args: argparse.Namespace) -> int:
         + (f", {failed} pairs with a failed game not counted" if failed else "") + "\n"
     )
     return 130 if interrupted else {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]
+
+
+def _resume(store: ResultStore | None, specs: list[GameSpec]) -> tuple[list[GameSpec], list[GameResult]]:
+    """The games still to play, and the recorded ones as results (in schedule order, so whole pairs come together).
+
+    Raises:
+        StoreConflictError: the store holds one of these games with other settings.
+    """
+    if store is None:
+        return specs, []
+    todo = store.pending(specs)
+    waiting = {spec.key for spec in todo}
+    rows = {row.key: row for row in store.rows()}
+    recorded = [
+        GameResult(key=row.key, winner=row.winner, reason=row.reason, turns=row.turns, seconds=row.seconds, error=row.error)
+        for row in (rows[spec.key] for spec in specs if spec.key not in waiting)
+    ]
+    return todo, recorded

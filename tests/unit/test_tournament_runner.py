@@ -176,6 +176,25 @@ def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys:
     assert len(llrs) >= 2 and llrs[-1] >= 2.944 and all(llr < 2.944 for llr in llrs[:-1])  # stops at the first crossing
 
 
+def test_sprt_with_a_db_records_every_game_and_resumes_where_it_stopped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = tmp_path / "sprt.sqlite"
+    argv = ["sprt", "attacker", "random", "--elo0", "0", "--elo1", "5", "--full-turn-limit", "12", "--workers", "1", "--db", str(db)]
+    assert main([*argv, "--max-pairs", "2"]) == 3  # undecided at the limit
+    first = capsys.readouterr()
+    with ResultStore(db) as store:
+        assert sorted(row.key for row in store.rows()) == [f"A vs B#{p}.{g}" for p in (0, 1) for g in (0, 1)]
+        histories = {row.key: store.history(row.key) for row in store.rows()}
+    assert main([*argv, "--max-pairs", "3"]) == 3
+    second = capsys.readouterr()
+    assert "4 games recorded" in second.err and "after 3 pairs (6 games)" in second.out
+    assert second.err.splitlines()[2:4] == [line for line in first.err.splitlines() if "LLR" in line]  # the same pairs, first
+    with ResultStore(db) as store:
+        assert store.count() == 6
+        assert all(store.history(key) == history for key, history in histories.items())  # recorded games were not replayed
+    assert main([*argv[:-2], "--full-turn-limit", "13", "--db", str(db), "--max-pairs", "3"]) == 2  # other settings, same games
+    assert str(db) in capsys.readouterr().err
+
+
 def test_match_reports_the_share_of_its_clock_each_bot_used(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A bot that sleeps 0.25 s a move uses a measurable share of a 10 s clock; random almost none."""
     bot = tmp_path / "sleepy.py"
