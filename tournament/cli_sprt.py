@@ -13,6 +13,10 @@ With ``--db FILE`` every game is recorded in that SQLite file (the tournament ru
 counts the recorded games first and plays only the rest: an SPRT of several hours survives
 Ctrl-C and the end of a session. A file holding other settings for the same games is refused.
 
+``--ponder a|b|both`` lets A, B or both think on the opponent's turn (in their own processes,
+as ``blindchess match --ponder`` does; docs/pondering.md), so ``blindchess sprt flagship flagship
+--ponder a`` measures what pondering gains: pondering counts as a setting.
+
 Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
 the inside of a TOML inline table (``'search_depth = 1, boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
@@ -41,6 +45,8 @@ from .spec import BotSpec, GameResult, GameSpec
 from .stats import Sprt, SprtDecision, StatisticsError, pentanomial
 from .task import VARIANTS, BotSettingError, check_bot
 
+PONDER_CHOICES = ("a", "b", "both")
+"""``--ponder``'s values: which of A and B think on the opponent's turn."""
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -62,6 +68,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game (default rbc)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pairs' seeds (default 0)")
+    parser.add_argument(
+        "--ponder", choices=PONDER_CHOICES, help="let A, B or both think on the opponent's turn (in their own processes)"
+    )
     parser.add_argument("--db", help="SQLite file recording every game; run again to resume (default: none)")
     add_executor_arguments(parser, None)
     parser.set_defaults(run=run)
@@ -78,8 +87,8 @@ def _settings(text: str, flag: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     try:
         test = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
-        a = BotSpec("A", args.a, _settings(args.a_settings, "--a-settings"))
-        b = BotSpec("B", args.b, _settings(args.b_settings, "--b-settings"))
+        a = BotSpec("A", args.a, _settings(args.a_settings, "--a-settings"), ponder=args.ponder in ("a", "both"))
+        b = BotSpec("B", args.b, _settings(args.b_settings, "--b-settings"), ponder=args.ponder in ("b", "both"))
         if a.same_player(b):
             raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
         check_bot(a)

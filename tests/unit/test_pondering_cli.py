@@ -64,6 +64,20 @@ def test_match_ponder_refuses_no_isolate_and_a_bot_that_cannot_ponder(capsys: py
     assert not list(tmp_path.glob("*.json"))  # nothing was played
 
 
+def test_sprt_ponder_a_plays_a_bot_against_its_pondering_self(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bot_file = tmp_path / "thinker.py"
+    bot_file.write_text(PONDERING_BOT_FILE)
+    line = _error_line(capsys, "sprt", str(bot_file), str(bot_file), "--max-pairs", "1")
+    assert "same bot" in line  # without pondering the two are one player
+    argv = ["sprt", str(bot_file), str(bot_file), "--ponder", "a", "--max-pairs", "1", "--seconds", "30", "--full-turn-limit", "3"]
+    assert main([*argv, "--workers", "1"]) == 3  # undecided after its one pair
+    assert "after 1 pairs (2 games)" in capsys.readouterr().out
+    steps = sorted(int(line) for line in bot_file.with_suffix(".log").read_text().split())
+    assert len(steps) == 4 and steps[:2] == [0, 0] and min(steps[2:]) > 0  # B never pondered, A did in both games
+    line = _error_line(capsys, "sprt", "random", str(bot_file), "--ponder", "both")
+    assert "bot 'random' cannot ponder (it has no ponder(stop) method)" in line
+
+
 def test_tournament_config_ponder_implies_isolation_and_refuses_isolate_false() -> None:
     players: dict[str, dict[str, object]] = {"a": {"bot": "random"}, "t": {"bot": "tests/thinker.py", "ponder": True}}
     config = parse_config({"players": players})
