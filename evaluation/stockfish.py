@@ -7,6 +7,11 @@ of them (a board without a king crashes it at once). `Engine` therefore
 
 * refuses positions that Stockfish cannot search (:func:`is_searchable`, a cheap
   `chess.Board.status()` check) and answers None instead of raising;
+* answers a position where the side to move can capture the opponent's king itself
+  (:func:`king_capture`): in RBC that capture wins at once, so ``play`` returns it and
+  ``analyse`` scores it as a mate in 1 for the side to move. Stockfish 15.1 crashes on such
+  positions (they are illegal in chess), and they are common on RBC guesses: an opponent
+  that left its king en prise;
 * restarts the process when it dies or hangs anyway, retries once, and answers None if the
   retry fails too, so a game goes on;
 * sends only the position (never the move stack: RBC boards carry null moves that UCI engines
@@ -58,8 +63,9 @@ UNSEARCHABLE_STATUS = (
 """`chess.Board.status()` flags of positions Stockfish must not see.
 
 A missing or extra king crashes Stockfish 15.1 outright; back-rank pawns and more than two
-checkers break assumptions of its move generator. Other invalid statuses (too many pieces,
-the side not to move in check) are common on RBC guesses and Stockfish searches them fine.
+checkers break assumptions of its move generator. The side not to move in check crashes it
+too, but `Engine` answers those itself (`king_capture`). Other invalid statuses (too many
+pieces) are common on RBC guesses and Stockfish searches them fine.
 """
 
 ENGINE_FAILURES = (chess.engine.EngineError, TimeoutError, concurrent.futures.TimeoutError, OSError)
@@ -106,6 +112,28 @@ def find_stockfish(environ: Optional[Mapping[str, str]] = None, fallback: Option
         "no Stockfish executable found; tried " + "; ".join(tried)
         + ". Install it (apt-get install stockfish) or set STOCKFISH_EXECUTABLE."
     )
+
+
+def king_capture(board: chess.Board) -> Optional[chess.Move]:
+    """A move of the side to move that captures the opponent's king, if one exists (lowest-valued capturer first).
+
+    >>> king_capture(chess.Board("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1"))
+    Move.from_uci('e2e8')
+    >>> king_capture(chess.Board("4k3/3P4/8/8/8/8/8/4K3 w - - 0 1"))  # a pawn takes it promoting
+    Move.from_uci('d7e8q')
+    >>> king_capture(chess.Board()) is None
+    True
+    """
+    king = board.king(not board.turn)
+    if king is None:
+        return None
+    attackers = sorted(board.attackers(board.turn, king), key=lambda square: board.piece_type_at(square) or 0)
+    if not attackers:
+        return None
+    src = attackers[0]
+    last_rank = chess.square_rank(king) in (0, 7)
+    promotion = chess.QUEEN if board.piece_type_at(src) == chess.PAWN and last_rank else None
+    return chess.Move(src, king, promotion)
 
 
 def is_searchable(board: chess.Board) -> bool:
@@ -207,6 +235,12 @@ class Engine:
         if not is_searchable(board):
             logger.debug("not searching an impossible position %s", board.fen())
             return None
+        capture = king_capture(board)
+        if capture is not None:  # Stockfish would crash; the answer is known
+            if kind == "play":
+                return capture
+            info: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
+            return [info] if multipv is not None else info
         position = board.copy(stack=False)
         key = (kind, position.fen(), repr(limit), multipv)
         if key in self._cache:

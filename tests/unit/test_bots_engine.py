@@ -19,6 +19,7 @@ from blindchess.evaluation.stockfish import (
     EnginePool,
     find_stockfish,
     is_searchable,
+    king_capture,
 )
 
 FAST = chess.engine.Limit(depth=4)
@@ -70,10 +71,31 @@ def test_impossible_positions_answer_none_without_killing_the_engine(engine: Eng
 
 
 def test_rbc_guesses_stockfish_can_search_are_searched(engine: Engine) -> None:
-    # The side not to move in check is invalid chess but fine for Stockfish (and common in RBC).
-    board = chess.Board("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1")
-    assert not board.is_valid() and is_searchable(board)
-    assert engine.play(board, FAST) is not None
+    # Nine white pawns: invalid chess, fine for Stockfish (a sense can leave a guess like it).
+    board = chess.Board("4k3/8/8/8/P7/8/PPPPPPPP/4K3 w - - 0 1")
+    assert not board.is_valid() and is_searchable(board) and king_capture(board) is None
+    move = engine.play(board, FAST)
+    assert move is not None and move in board.pseudo_legal_moves and engine.restarts == 0
+
+
+@pytest.mark.parametrize(
+    ("fen", "capture"),
+    [
+        ("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1", "e7e8"),
+        # from a board set in bench_neural: Stockfish 15.1 dies on it (exit -11)
+        ("rn3b1r/pR1kpp1p/5np1/1p2p3/3P2b1/2P2N2/P1PB1PPP/3Q1RK1 w - - 0 1", "b7d7"),
+        ("4k3/8/8/8/8/8/3q4/4K3 b - - 0 1", "d2e1"),
+    ],
+)
+def test_the_side_to_move_capturing_the_king_is_answered_without_stockfish(engine: Engine, fen: str, capture: str) -> None:
+    board = chess.Board(fen)
+    assert board.status() & chess.STATUS_OPPOSITE_CHECK and is_searchable(board)
+    assert engine.play(board, FAST) == chess.Move.from_uci(capture)
+    info = engine.analyse(board, FAST)
+    assert isinstance(info, dict) and info["score"].pov(board.turn) == chess.engine.Mate(1)
+    listed = engine.analyse(board, FAST, multipv=3)
+    assert isinstance(listed, list) and listed[0]["pv"] == [chess.Move.from_uci(capture)]
+    assert engine.restarts == 0 and engine.pid is None  # Stockfish was never started
 
 
 def test_the_callers_board_and_its_null_moves_are_left_alone(engine: Engine) -> None:
