@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
 
     data = commands.add_parser("data", help="play games (or read histories) and write example shards")
     data.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    data.add_argument("--seed", type=int, default=0, help="run seed: game i is determined by (seed, i)")
+    data.add_argument("--seed", type=int, default=0, help="run seed: game i's pairing and bot seeds are set by (seed, i)")
     data.add_argument("--mix", default=",".join(DEFAULT_MIX), help=f"bots to pair at random (default {','.join(DEFAULT_MIX)})")
     data.add_argument("--full-turn-limit", type=int, default=50, help="draw after this many full turns (default 50)")
     data.add_argument("--histories", nargs="+", help="encode these history files (ours or reconchess's JSON) instead of playing")

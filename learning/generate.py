@@ -1,8 +1,11 @@
 """Playing seeded games between a mix of bots, on the tournament runner's executors, and encoding them as examples.
 
-Game ``i`` of a run with seed ``S`` is fully determined by ``(S, i)``: its pairing is drawn
-from the mix with ``numpy.random.default_rng((S, i))`` and both bots are seeded from it, so
-the same command writes the same shards (whatever the number of workers or the executor).
+Game ``i`` of a run with seed ``S`` is set by ``(S, i)``: its pairing is drawn from the mix
+with ``numpy.random.default_rng((S, i))`` and both bots are seeded from it, so the same command
+writes the same shards (whatever the number of workers or the executor) for bots that are
+deterministic given their seed, such as random and attacker. Games of bots that search with
+Stockfish can differ from run to run: trout's node-limited searches are not reproducible here
+(the same position in two runs has given two moves).
 
 The mix names bots as the registry does (:mod:`blindchess.bots.registry`). Data generation
 builds the engine-backed ones at cheap settings (`CHEAP_SETTINGS`: the games have to be many,
