@@ -115,7 +115,7 @@ def find_stockfish(environ: Optional[Mapping[str, str]] = None, fallback: Option
 
 
 def king_capture(board: chess.Board) -> Optional[chess.Move]:
-    """A move of the side to move that captures the opponent's king, if one exists (lowest-valued capturer first).
+    """A move of the side to move that captures the opponent's king, if one exists (the capturer on the lowest square).
 
     >>> king_capture(chess.Board("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1"))
     Move.from_uci('e2e8')
@@ -127,10 +127,10 @@ def king_capture(board: chess.Board) -> Optional[chess.Move]:
     king = board.king(not board.turn)
     if king is None:
         return None
-    attackers = sorted(board.attackers(board.turn, king), key=lambda square: board.piece_type_at(square) or 0)
+    attackers = board.attackers(board.turn, king)
     if not attackers:
         return None
-    src = attackers[0]
+    src = next(iter(attackers))
     last_rank = chess.square_rank(king) in (0, 7)
     promotion = chess.QUEEN if board.piece_type_at(src) == chess.PAWN and last_rank else None
     return chess.Move(src, king, promotion)
@@ -232,15 +232,15 @@ class Engine:
     def _ask(
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int]
     ) -> Optional[object]:
-        if not is_searchable(board):
-            logger.debug("not searching an impossible position %s", board.fen())
-            return None
         capture = king_capture(board)
         if capture is not None:  # Stockfish would crash; the answer is known
             if kind == "play":
                 return capture
             info: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
             return [info] if multipv is not None else info
+        if not is_searchable(board):
+            logger.debug("not searching an impossible position %s", board.fen())
+            return None
         position = board.copy(stack=False)
         key = (kind, position.fen(), repr(limit), multipv)
         if key in self._cache:

@@ -280,7 +280,7 @@ class StockfishMoveSelector:
         likeliest = np.argsort(-weights, kind="stable")[: self.hunt_boards]
         limit = self._limit(max(0.01, min(self.max_position_seconds, seconds / len(likeliest))))
         with self.pool.engine() as engine:
-            chosen = [_engine_move(engine, boards[i], limit) for i in likeliest]
+            chosen = [engine.play(boards[i], limit) for i in likeliest]  # a king capture comes first (Engine)
         bonus: np.ndarray = self.hunt_weight * engine_votes(move_actions, chosen, weights[likeliest])
         return bonus
 
@@ -343,7 +343,7 @@ class StockfishMoveSelector:
             for board in boards:
                 if len(chosen) >= self.candidates // 2 + 1:
                     break
-                move = _engine_move(engine, board, limit)
+                move = engine.play(board, limit)
                 if move is not None and move in index and index[move] not in chosen:
                     chosen.append(index[move])
         chosen += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in chosen]
@@ -374,16 +374,6 @@ class StockfishMoveSelector:
             for part in executor.map(score_shard, shards):
                 values.update(part)
         return values
-
-
-def _engine_move(engine: Engine, board: chess.Board, limit: chess.engine.Limit) -> Optional[chess.Move]:
-    """Stockfish's move on `board`; a king capture it cannot see is checked first."""
-    king = board.king(not board.turn)
-    if king is not None:
-        attackers = board.attackers(board.turn, king)
-        if attackers:
-            return chess.Move(next(iter(attackers)), king)
-    return engine.play(board, limit)
 
 
 def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
