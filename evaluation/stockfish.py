@@ -15,7 +15,8 @@ of them (a board without a king crashes it at once). `Engine` therefore
 * restarts the process when it dies or hangs anyway, retries once, and answers None if the
   retry fails too, so a game goes on;
 * sends only the position (never the move stack: RBC boards carry null moves that UCI engines
-  misread), and never mutates the caller's board;
+  misread; nor an en-passant square no legal capture uses, see `UNSEARCHABLE_STATUS`), and
+  never mutates the caller's board;
 * remembers recent answers keyed by position and limit (a bot often asks twice about the
   same board in one turn).
 
@@ -64,7 +65,10 @@ UNSEARCHABLE_STATUS = (
 
 A missing or extra king crashes Stockfish 15.1 outright; back-rank pawns and more than two
 checkers break assumptions of its move generator. The side not to move in check crashes it
-too, but `Engine` answers those itself (`king_capture`). Other invalid statuses (too many
+too, but `Engine` answers those itself (`king_capture`), and so does an en-passant square while the
+side to move is in check from another piece (a pawn pushed two squares beside a king already in
+check, which RBC allows): its move generator assumes the pushed pawn is the checker, so `Engine`
+sends the square only when an en-passant capture is legal. Other invalid statuses (too many
 pieces) are common on RBC guesses and Stockfish searches them fine.
 """
 
@@ -242,6 +246,8 @@ class Engine:
             logger.debug("not searching an impossible position %s", board.fen())
             return None
         position = board.copy(stack=False)
+        if position.ep_square is not None and not position.has_legal_en_passant():
+            position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
         key = (kind, position.fen(), repr(limit), multipv)
         if key in self._cache:
             self._cache.move_to_end(key)

@@ -98,6 +98,25 @@ def test_the_side_to_move_capturing_the_king_is_answered_without_stockfish(engin
     assert engine.restarts == 0 and engine.pid is None  # Stockfish was never started
 
 
+@pytest.mark.parametrize(
+    "fen",
+    [
+        # both from the flagship's SPRT games, where Stockfish 15.1 died on them (exit -11): a pawn
+        # pushed two squares beside a king already in check from a knight
+        "3k4/3r1p1p/8/6pP/5PK1/4n3/6P1/8 w - g6 0 1",
+        "2n1k3/6Np/4p3/6p1/pP6/4P3/P5PP/R6K b - b3 0 1",
+    ],
+)
+def test_an_en_passant_square_beside_a_check_is_searched_without_it(engine: Engine, fen: str) -> None:
+    board = chess.Board(fen)
+    assert board.status() & chess.STATUS_IMPOSSIBLE_CHECK and not board.has_legal_en_passant()
+    move = engine.play(board, FAST)
+    assert move is not None and move in board.legal_moves  # an evasion, not the en-passant capture
+    info = engine.analyse(board, FAST)
+    assert isinstance(info, dict) and "score" in info
+    assert engine.restarts == 0 and board.ep_square is not None  # the caller's board keeps its square
+
+
 def test_the_callers_board_and_its_null_moves_are_left_alone(engine: Engine) -> None:
     board = chess.Board()
     board.push(chess.Move.null())  # RBC passes are null moves; UCI engines misread "0000"
