@@ -42,7 +42,7 @@ from .interrupt import watch_for_interrupt
 from .results_db import ResultStore, StoreConflictError
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
-from .stats import Sprt, SprtDecision, StatisticsError, pentanomial
+from .stats import Sprt, SprtDecision, StatisticsError, pair_interval, pentanomial
 from .task import VARIANTS, BotSettingError, check_bot
 
 PONDER_CHOICES = ("a", "b", "both")
@@ -157,11 +157,15 @@ def run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
+    interval = ""
+    if pair_scores:
+        low, high = pair_interval(pair_scores)
+        interval = f" (95% interval over pairs {low:.3f}-{high:.3f})"
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
     verdict += " (interrupted)" if interrupted else ""
     sys.stdout.write(
         f"{verdict}: {args.a} vs {args.b} after {len(pair_scores)} pairs ({2 * len(pair_scores)} games),"
-        f" A's score {score:.3f}, pentanomial {list(pentanomial(pair_scores))}"
+        f" A's score {score:.3f}{interval}, pentanomial {list(pentanomial(pair_scores))}"
         + (f", {failed} pairs with a failed game not counted" if failed else "") + "\n"
     )
     return 130 if interrupted else {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]

@@ -31,6 +31,10 @@ Here each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\
 verdict needs many samples unless they are far from both hypotheses; where the variance is
 large the two forms agree to first order in :math:`s_1 - s_0`.
 
+**Interval of a paired score**: the mean :math:`\\bar x` of the :math:`N` halved pair totals
+:math:`\\pm z\\,\\sigma/\\sqrt N` (:math:`\\sigma^2` their variance, as counted), the normal interval
+fishtest reports; it is what a fixed-length run (e.g. 100 games) is judged by.
+
 The test stops when LLR leaves :math:`(\\ln\\frac{\\beta}{1-\\alpha}, \\ln\\frac{1-\\beta}{\\alpha})`:
 below, H0 is accepted, above, H1. With :math:`\\alpha = \\beta = 0.05` the bounds are :math:`\\mp 2.944`.
 """
@@ -112,6 +116,21 @@ def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
             raise StatisticsError(f"a pair total is one of {PAIR_SCORES}, got {score!r}")
         counts[PAIR_SCORES.index(score)] += 1
     return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+def pair_interval(pair_scores: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """The normal interval of the score per game over colour-swapped pairs (module docstring).
+
+    >>> [round(bound, 3) for bound in pair_interval([0.0] * 3 + [1.0] * 12 + [2.0] * 8)]
+    [0.475, 0.743]
+    """
+    if not pair_scores or any(score not in PAIR_SCORES for score in pair_scores):
+        raise StatisticsError(f"need at least one pair, each total one of {PAIR_SCORES}, got {list(pair_scores)!r}")
+    halves = np.asarray(pair_scores, dtype=float) / 2.0
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    spread = z * float(halves.std()) / math.sqrt(len(halves))
+    mean = float(halves.mean())
+    return max(0.0, mean - spread), min(1.0, mean + spread)
 
 
 def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:

@@ -174,6 +174,9 @@ def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys:
     llrs = [float(line.split("LLR")[1]) for line in captured.err.splitlines() if "LLR" in line]
     assert code == 0 and captured.out.startswith("H1 accepted: attacker vs random after")
     assert len(llrs) >= 2 and llrs[-1] >= 2.944 and all(llr < 2.944 for llr in llrs[:-1])  # stops at the first crossing
+    score = float(captured.out.split("A's score ")[1].split()[0])
+    low, high = (float(bound) for bound in captured.out.split("interval over pairs ")[1].split(")")[0].split("-"))
+    assert 0.5 < low <= score <= high <= 1.0
 
 
 def test_sprt_with_a_db_records_every_game_and_resumes_where_it_stopped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

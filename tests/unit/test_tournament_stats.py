@@ -11,6 +11,7 @@ from blindchess.tournament.ratings import SCALE, fit_elo
 from blindchess.tournament.stats import (
     Sprt,
     StatisticsError,
+    pair_interval,
     pentanomial,
     score_to_elo,
     sprt_llr,
@@ -138,6 +139,22 @@ def test_sprt_accepts_h1_when_the_difference_is_elo1() -> None:
     shift = (s1 - 0.5) * 4  # mass moved from total 1 to total 3/2 raises the halved mean by a quarter of it
     h1, h0 = _simulated_verdicts([0.05, 0.2, 0.5 - shift, 0.2 + shift, 0.05], seed=2)
     assert h1 >= 0.9 and h0 <= 0.08  # observed 0.933 and 0.053 (beta = 0.05)
+
+
+def test_pair_interval_covers_the_true_score_about_95_percent_of_the_time() -> None:
+    probabilities = [0.1, 0.1, 0.4, 0.2, 0.2]  # a stronger bot: true score per game 0.575
+    truth = float(np.dot(probabilities, [0.0, 0.25, 0.5, 0.75, 1.0]))
+    rng = np.random.default_rng(3)
+    covered = []
+    for _ in range(2000):
+        pairs = list(rng.choice([0.0, 0.5, 1.0, 1.5, 2.0], size=50, p=probabilities))
+        low, high = pair_interval(pairs)
+        covered.append(low <= truth <= high)
+    assert 0.92 <= np.mean(covered) <= 0.97  # observed 0.946 (the normal approximation at 50 pairs)
+    assert pair_interval([2.0, 2.0]) == (1.0, 1.0)  # no spread: the interval is the point
+    for bad in ([], [0.25], [3.0]):
+        with pytest.raises(StatisticsError):
+            pair_interval(bad)
 
 
 def test_docstring_examples_run() -> None:
