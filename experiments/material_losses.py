@@ -15,8 +15,9 @@ piece came to stand there:
 * ``stood``: it was on ``s`` before our previous move: the capturer came, or was there, unseen;
 
 and by whether the capturer's square was in the window of our sense just before (``seen``).
-Values: pawn 1, knight and bishop 3, rook 5, queen 9 (the king's capture ends the game and is not
-a material loss). Per player: games, losses and pawns lost per game, by piece and by kind::
+Values are `blindchess.evaluation.values.PIECE_VALUES` (pawn 1, knight and bishop 3, rook 5,
+queen 9; the king's capture ends the game and is not a material loss). Per player: games,
+losses and pawns lost per game, by piece and by kind::
 
     python3 experiments/material_losses.py --db results/n17/sprt-60.sqlite
     python3 experiments/material_losses.py results/match/*.json --threshold 5
@@ -34,10 +35,12 @@ from pathlib import Path
 import chess
 
 from blindchess.arbiter.history import GameHistory
+from blindchess.evaluation.values import PIECE_VALUES
 from blindchess.tournament.results_db import ResultStore
 
-VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
-"""Pawns per piece type."""
+
+def _pawns(piece_type: chess.PieceType) -> int:
+    return int(PIECE_VALUES[piece_type])  # whole pawns, so the tallies stay counts
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,9 @@ def material_losses(history: GameHistory, threshold: int = 3) -> list[Loss]:
         gained = 0
         if moved_in and history.capture_square(ours) == square:
             taken_piece = history.truth_board_before_move(ours).piece_at(square)
-            gained = VALUES[taken_piece.piece_type] if taken_piece is not None else 1
+            gained = _pawns(taken_piece.piece_type) if taken_piece is not None else 1
         recaptured = index + 1 < len(turns) and history.capture_square(turns[index + 1]) == square
-        net = VALUES[lost.piece_type] - gained - (VALUES[capturer.piece_type] if recaptured else 0)
+        net = _pawns(lost.piece_type) - gained - (_pawns(capturer.piece_type) if recaptured else 0)
         if net < threshold:
             continue
         window = {seen for seen, _ in history.sense_result(ours)} if history.has_sense(ours) else set()
