@@ -12,6 +12,7 @@ checked against it event by event. Same update rules and opponent-move model as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Optional
 
 import chess
@@ -25,6 +26,11 @@ from .compact import BoardKey, board_key
 from .move_model import UNIFORM, OpponentMoveModel
 from .validation import check_event
 
+OpponentPolicy = Callable[[chess.Board, list[Optional[chess.Move]]], np.ndarray]
+"""``policy(board, outcomes) -> scores``: a non-negative score for each outcome of the opponent's turn
+on `board` (``None`` is the pass), normalised per board like a move model's table; for experiments
+with opponent models a (piece, capture) table cannot state, e.g. "the engine's move"."""
+
 
 class ReferenceBoardSet:
     """The exhaustive belief as a dict from `board_key` to (board, weight).
@@ -32,10 +38,15 @@ class ReferenceBoardSet:
     Args:
         move_model: weights children as `BoardSet` does (`UNIFORM` by default, as there);
             None: every board equally likely.
+        policy: scores the outcomes of each board instead of `move_model`'s table (see
+            `OpponentPolicy`); needs a `move_model` (weighted boards).
     """
 
-    def __init__(self, move_model: Optional[OpponentMoveModel] = UNIFORM) -> None:
+    def __init__(self, move_model: Optional[OpponentMoveModel] = UNIFORM, policy: Optional[OpponentPolicy] = None) -> None:
+        if policy is not None and move_model is None:
+            raise ValueError("a policy weights boards: it needs a move_model, not None")
         self.move_model = move_model
+        self.policy = policy
         self._scores = (move_model or UNIFORM).scores
         self._color: Optional[chess.Color] = None
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
@@ -106,21 +117,31 @@ class ReferenceBoardSet:
                 if capture is None:
                     self._add(new, board, weight)
                 continue
-            outcomes: dict[Optional[chess.Move], float] = {None: self._scores[0, 0]}
-            for request in rules.move_actions(board):
-                revised = rules.revise_move(board, rules.with_default_promotion(board, request))
-                if revised is not None:
-                    piece = board.piece_type_at(revised.from_square)
-                    assert piece is not None
-                    captured = rules.capture_square_of_move(board, revised) is not None
-                    outcomes[revised] = self._scores[piece, int(captured)]
-            total = sum(outcomes.values())
-            for move, score in outcomes.items():
+            outcomes = _outcomes(board)
+            scores = self._outcome_scores(board, outcomes)
+            total = scores.sum()
+            for move, score in zip(outcomes, scores, strict=True):
                 if rules.capture_square_of_move(board, move) == capture:
                     child = board.copy(stack=False)
                     rules.push(child, move)
                     self._add(new, child, weight * score / total)
         return new
+
+    def _outcome_scores(self, board: chess.Board, outcomes: list[Optional[chess.Move]]) -> np.ndarray:
+        if self.policy is not None:
+            scores = np.asarray(self.policy(board, outcomes), dtype=np.float64)
+            if scores.shape != (len(outcomes),) or not np.all(np.isfinite(scores)) or np.any(scores < 0) or scores.sum() <= 0:
+                raise ValueError(f"the policy must give {len(outcomes)} finite non-negative scores, not all zero, got {scores!r}")
+            return scores
+        table = np.empty(len(outcomes))
+        for i, move in enumerate(outcomes):
+            if move is None:
+                table[i] = self._scores[0, 0]
+            else:
+                piece = board.piece_type_at(move.from_square)
+                assert piece is not None
+                table[i] = self._scores[piece, int(rules.capture_square_of_move(board, move) is not None)]
+        return table
 
     def _own_move(self, event: MoveResult) -> dict[BoardKey, tuple[chess.Board, float]]:
         new: dict[BoardKey, tuple[chess.Board, float]] = {}
@@ -137,6 +158,10 @@ class ReferenceBoardSet:
         return new
 
     # ------------------------------------------------------------------ queries
+
+    def boards(self) -> list[chess.Board]:
+        """The boards, in the order of `weights` and `piece_grid` (the set's own: copy one before changing it)."""
+        return [board for board, _ in self._boards.values()]
 
     def keys(self) -> set[BoardKey]:
         return set(self._boards)
@@ -182,10 +207,20 @@ class ReferenceBoardSet:
         return isinstance(board, chess.Board) and board_key(board) in self._boards
 
     def copy(self) -> ReferenceBoardSet:
-        other = ReferenceBoardSet(self.move_model)
+        other = ReferenceBoardSet(self.move_model, self.policy)
         other._color = self._color
         other._boards = {k: (b.copy(stack=False), w) for k, (b, w) in self._boards.items()}
         return other
+
+
+def _outcomes(board: chess.Board) -> list[Optional[chess.Move]]:
+    """The distinct outcomes of the opponent's turn on `board`: the pass, then each move a request revises to."""
+    outcomes: dict[Optional[chess.Move], None] = {None: None}
+    for request in rules.move_actions(board):
+        revised = rules.revise_move(board, rules.with_default_promotion(board, request))
+        if revised is not None:
+            outcomes[revised] = None
+    return list(outcomes)
 
 
 def _piece_masks(board: chess.Board) -> list[int]:

@@ -1,0 +1,143 @@
+"""ReferenceBoardSet's opponent-policy hook and experiments/engine_policy_ceiling.py's oracle (real Stockfish)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Optional
+
+import chess
+import chess.engine
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blindchess.arbiter import rules
+from blindchess.arbiter.observations import MoveResult, OpponentMoved, SenseResult
+from blindchess.beliefs import OpponentMoveModel
+from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.reference import OpponentPolicy, ReferenceBoardSet
+from blindchess.evaluation.stockfish import Engine
+from blindchess.experiments.engine_policy_ceiling import EnginePolicy, hits, main, placement, score_stream
+
+LIMIT = chess.engine.Limit(nodes=200)
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    with Engine() as started:
+        yield started
+
+
+def table_policy(model: OpponentMoveModel) -> OpponentPolicy:
+    """The model's (piece, capture) table as a policy: the hook must then reproduce the table's weights."""
+
+    def policy(board: chess.Board, outcomes: list[Optional[chess.Move]]) -> np.ndarray:
+        scores = []
+        for move in outcomes:
+            if move is None:
+                scores.append(model.scores[0, 0])
+            else:
+                piece = board.piece_type_at(move.from_square)
+                assert piece is not None
+                scores.append(model.scores[piece, int(rules.capture_square_of_move(board, move) is not None)])
+        return np.array(scores)
+
+    return policy
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), color=st.booleans())
+def test_a_policy_giving_the_table_gives_the_tables_weights(seed: int, color: bool) -> None:
+    model = OpponentMoveModel.capture_biased(capture_factor=3.0, pass_score=0.5)
+    game = play_random_game(np.random.default_rng(seed), full_turn_limit=3)
+    by_table, by_policy = ReferenceBoardSet(model), ReferenceBoardSet(policy=table_policy(model))
+    for event in game.events[color]:
+        by_table.update(event)
+        by_policy.update(event)
+        expected = by_table.weights_by_key()
+        got = by_policy.weights_by_key()
+        assert got.keys() == expected.keys()
+        assert all(got[key] == pytest.approx(expected[key], rel=1e-12) for key in got)
+
+
+def test_a_bad_policy_is_refused_and_changes_nothing() -> None:
+    game = play_random_game(np.random.default_rng(3), full_turn_limit=3)
+    events = game.events[chess.BLACK]
+    belief = ReferenceBoardSet(policy=lambda board, outcomes: -np.ones(len(outcomes)))
+    belief.update(events[0])  # GameStarted
+    before = belief.weights_by_key()
+    with pytest.raises(ValueError, match="non-negative scores"):
+        belief.update(events[1])  # White's first move: the policy is asked
+    assert belief.weights_by_key() == before
+    short = ReferenceBoardSet(policy=lambda board, outcomes: np.ones(1))
+    short.update(events[0])
+    with pytest.raises(ValueError, match="must give"):
+        short.update(events[1])
+    with pytest.raises(ValueError, match="needs a move_model"):
+        ReferenceBoardSet(move_model=None, policy=lambda board, outcomes: np.ones(len(outcomes)))
+
+
+def test_the_oracle_puts_its_weight_on_the_engines_move(engine: Engine) -> None:
+    board = chess.Board()
+    outcomes: list[Optional[chess.Move]] = [None, *board.legal_moves]
+    policy = EnginePolicy(engine, LIMIT, eps=0.2)
+    scores = policy(board, outcomes)
+    best = policy.engine_move(board)
+    assert best in outcomes
+    assert scores.sum() == pytest.approx(1.0)
+    assert scores[outcomes.index(best)] == pytest.approx(0.8 + 0.2 / len(outcomes))
+    assert np.count_nonzero(np.isclose(scores, 0.2 / len(outcomes))) == len(outcomes) - 1
+    king_takeable = chess.Board("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")  # a rook facing the king: the capture, not the engine
+    assert policy.engine_move(king_takeable) == chess.Move.from_uci("e2e8")
+    with pytest.raises(ValueError, match="eps"):
+        EnginePolicy(engine, LIMIT, eps=0.0)
+
+
+def test_at_eps_one_the_oracle_is_the_uniform_move_model(engine: Engine) -> None:
+    game = play_random_game(np.random.default_rng(11), full_turn_limit=4)
+    policies = [EnginePolicy(engine, LIMIT, eps) for eps in (1.0, 0.3)]
+    uniform_moves = ReferenceBoardSet()
+    points = iter(score_stream(game.events[chess.WHITE], game.truth[chess.WHITE], policies, min_boards=1, cap=5000))
+    scored = 0
+    for event, truth in zip(game.events[chess.WHITE], game.truth[chess.WHITE], strict=False):
+        uniform_moves.update(event)
+        if not isinstance(event, (OpponentMoved, SenseResult)) or len(uniform_moves) <= 1:
+            continue
+        point = next(points)
+        boards = [placement(board) for board in uniform_moves.boards()]
+        truth_probability = sum(w for b, w in zip(boards, uniform_moves.weights(), strict=True) if b == placement(truth))
+        assert point.boards == len(uniform_moves)
+        assert point.bits[0] == pytest.approx(-math.log2(boards.count(placement(truth)) / len(boards)))
+        assert point.bits[1] == pytest.approx(-math.log2(truth_probability))
+        assert point.bits[2] >= 0.0
+        scored += 1
+    assert scored > 0
+    assert next(points, None) is None
+
+
+def test_hits_pairs_each_request_with_the_board_before_it(engine: Engine) -> None:
+    game = play_random_game(np.random.default_rng(4), full_turn_limit=5)
+    color = chess.BLACK
+    events, truths = game.events[color], game.truth[color]
+    requests = {}
+    for truth, event in zip(truths, events[1:], strict=False):
+        if isinstance(event, MoveResult) and event.requested_move is not None:
+            before = truth.copy(stack=False)
+            before.turn = color
+            requests[before.fen()] = rules.revise_move(before, rules.with_default_promotion(before, event.requested_move))
+    assert requests
+    knows_them = EnginePolicy(engine, LIMIT, 0.5, answers=dict(requests))
+    assert hits(color, events, truths, knows_them) == (len(requests), len(requests))
+    never = EnginePolicy(engine, LIMIT, 0.5, answers=dict.fromkeys(requests, chess.Move.null()))
+    assert hits(color, events, truths, never) == (0, len(requests))
+
+
+def test_the_command_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    settings = ["--games", "1", "--mix", "random,attacker", "--opponent", "attacker", "--nodes", "50", "--min-boards", "1", "--cap", "300"]
+    status = main(settings)
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "decision points facing attacker" in out
+    assert "| oracle engine policy, eps 0.05 |" in out
