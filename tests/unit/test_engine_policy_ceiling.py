@@ -99,7 +99,7 @@ def test_at_eps_one_the_oracle_is_the_uniform_move_model(engine: Engine) -> None
     game = play_random_game(np.random.default_rng(11), full_turn_limit=4)
     policies = [EnginePolicy(engine, LIMIT, eps) for eps in (1.0, 0.3)]
     uniform_moves = ReferenceBoardSet()
-    points = iter(score_stream(game.events[chess.WHITE], game.truth[chess.WHITE], policies, min_boards=1, cap=5000))
+    points = iter(score_stream(chess.WHITE, game.events[chess.WHITE], game.truth[chess.WHITE], policies, min_boards=1, cap=5000))
     scored = 0
     for event, truth in zip(game.events[chess.WHITE], game.truth[chess.WHITE], strict=False):
         uniform_moves.update(event)
@@ -115,6 +115,32 @@ def test_at_eps_one_the_oracle_is_the_uniform_move_model(engine: Engine) -> None
         scored += 1
     assert scored > 0
     assert next(points, None) is None
+
+
+def test_the_naive_view_keeps_the_observers_pieces_where_they_stood(engine: Engine) -> None:
+    start = chess.Board()
+    after_e4 = chess.Board()
+    after_e4.push_uci("e2e4")
+    parent = after_e4.copy()
+    parent.push_uci("g8f6")
+    parent.push_uci("b1c3")  # the observer (White) moved again: Black to move
+    views = {lag: EnginePolicy(engine, LIMIT, 0.5, lag=lag) for lag in (0, 1, None)}
+    for policy in views.values():
+        for board in (start, after_e4, parent):
+            policy.record(chess.WHITE, board)
+    assert views[0].view(parent) is parent
+    one_old = views[1].view(parent)  # White's pieces after e4, Black's where the parent has them
+    assert one_old.piece_at(chess.E4) == chess.Piece(chess.PAWN, chess.WHITE) and one_old.piece_at(chess.B1) is not None
+    assert one_old.piece_at(chess.C3) is None and one_old.piece_at(chess.F6) == chess.Piece(chess.KNIGHT, chess.BLACK)
+    assert one_old.turn == chess.BLACK
+    at_start = views[None].view(parent)
+    assert at_start.piece_at(chess.E2) is not None and at_start.piece_at(chess.E4) is None
+    assert at_start.occupied_co[chess.BLACK] == parent.occupied_co[chess.BLACK]
+    # the request is the engine's on the view, the outcome the arbiter's on the true board
+    outcome = views[None].engine_move(parent)
+    assert outcome is None or outcome in rules.move_actions(parent)
+    with pytest.raises(ValueError, match="lag"):
+        EnginePolicy(engine, LIMIT, 0.5, lag=-1)
 
 
 def test_hits_pairs_each_request_with_the_board_before_it(engine: Engine) -> None:
@@ -140,4 +166,4 @@ def test_the_command_prints_its_table(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert status == 0
     assert "decision points facing attacker" in out
-    assert "| oracle engine policy, eps 0.05 |" in out
+    assert "| engine on the naive view, observer's pieces at the start, eps 0.2 |" in out
