@@ -23,7 +23,7 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
 from .compact import BoardKey, board_key
-from .move_model import UNIFORM, OpponentMoveModel
+from .move_model import UNIFORM, MoveModelError, OpponentMoveModel
 from .validation import check_event
 
 OpponentPolicy = Callable[[chess.Board, list[Optional[chess.Move]]], np.ndarray]
@@ -44,7 +44,7 @@ class ReferenceBoardSet:
 
     def __init__(self, move_model: Optional[OpponentMoveModel] = UNIFORM, policy: Optional[OpponentPolicy] = None) -> None:
         if policy is not None and move_model is None:
-            raise ValueError("a policy weights boards: it needs a move_model, not None")
+            raise MoveModelError("a policy weights boards: it needs a move_model, not None")
         self.move_model = move_model
         self.policy = policy
         self._scores = (move_model or UNIFORM).scores
@@ -131,7 +131,7 @@ class ReferenceBoardSet:
         if self.policy is not None:
             scores = np.asarray(self.policy(board, outcomes), dtype=np.float64)
             if scores.shape != (len(outcomes),) or not np.all(np.isfinite(scores)) or np.any(scores < 0) or scores.sum() <= 0:
-                raise ValueError(f"the policy must give {len(outcomes)} finite non-negative scores, not all zero, got {scores!r}")
+                raise MoveModelError(f"the policy must give {len(outcomes)} finite non-negative scores, not all zero, got {scores!r}")
             return scores
         table = np.empty(len(outcomes))
         for i, move in enumerate(outcomes):

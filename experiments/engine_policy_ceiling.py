@@ -43,6 +43,7 @@ import numpy as np
 
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.reference import ReferenceBoardSet
 from blindchess.evaluation.stockfish import Engine, king_capture
 from blindchess.learning.generate import CHEAP_SETTINGS, DEFAULT_MIX, GameSpec, play_game
@@ -119,12 +120,6 @@ class Point:
     bits: tuple[float, ...]
 
 
-def placement(board: chess.Board) -> tuple[int, ...]:
-    """Where each piece type of each colour stands (what the fidelity benchmark scores)."""
-    types = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-    return tuple(mask & board.occupied_co[color] for color in chess.COLORS for mask in types)
-
-
 def score_stream(
     color: chess.Color,
     events: Sequence[Observation],
@@ -151,13 +146,9 @@ def score_stream(
             return
         if not isinstance(event, (OpponentMoved, SenseResult)) or size <= min_boards:
             continue
-        target = placement(truth)
-        boards = [placement(board) for board in sets[0].boards()]
-        uniform = boards.count(target) / size
-        bits = [-math.log2(uniform)]
-        for belief in sets:
-            probability = sum(weight for board, weight in zip(belief.boards(), belief.weights(), strict=True) if placement(board) == target)
-            bits.append(-math.log2(probability))
+        # the sets take the same events, so they hold the same boards in the same order: only the weights differ
+        truth_placement = (sets[0].piece_grid() == truth_channels(truth)).all(axis=1)
+        bits = [-math.log2(truth_placement.mean())] + [-math.log2(belief.weights()[truth_placement].sum()) for belief in sets]
         yield Point(size, tuple(bits))
 
 

@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 from blindchess.arbiter import rules
 from blindchess.arbiter.observations import MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import OpponentMoveModel
+from blindchess.beliefs.calibration import truth_channels
+from blindchess.beliefs.move_model import MoveModelError
 from blindchess.beliefs.random_games import play_random_game
 from blindchess.beliefs.reference import OpponentPolicy, ReferenceBoardSet
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.engine_policy_ceiling import EnginePolicy, hits, main, placement, score_stream
+from blindchess.experiments.engine_policy_ceiling import EnginePolicy, hits, main, score_stream
 
 LIMIT = chess.engine.Limit(nodes=200)
 
@@ -68,14 +70,14 @@ def test_a_bad_policy_is_refused_and_changes_nothing() -> None:
     belief = ReferenceBoardSet(policy=lambda board, outcomes: -np.ones(len(outcomes)))
     belief.update(events[0])  # GameStarted
     before = belief.weights_by_key()
-    with pytest.raises(ValueError, match="non-negative scores"):
+    with pytest.raises(MoveModelError, match="non-negative scores"):
         belief.update(events[1])  # White's first move: the policy is asked
     assert belief.weights_by_key() == before
     short = ReferenceBoardSet(policy=lambda board, outcomes: np.ones(1))
     short.update(events[0])
-    with pytest.raises(ValueError, match="must give"):
+    with pytest.raises(MoveModelError, match="must give"):
         short.update(events[1])
-    with pytest.raises(ValueError, match="needs a move_model"):
+    with pytest.raises(MoveModelError, match="needs a move_model"):
         ReferenceBoardSet(move_model=None, policy=lambda board, outcomes: np.ones(len(outcomes)))
 
 
@@ -106,10 +108,11 @@ def test_at_eps_one_the_oracle_is_the_uniform_move_model(engine: Engine) -> None
         if not isinstance(event, (OpponentMoved, SenseResult)) or len(uniform_moves) <= 1:
             continue
         point = next(points)
-        boards = [placement(board) for board in uniform_moves.boards()]
-        truth_probability = sum(w for b, w in zip(boards, uniform_moves.weights(), strict=True) if b == placement(truth))
+        target = truth_channels(truth).tolist()
+        boards = [truth_channels(board).tolist() for board in uniform_moves.boards()]
+        truth_probability = sum(w for b, w in zip(boards, uniform_moves.weights(), strict=True) if b == target)
         assert point.boards == len(uniform_moves)
-        assert point.bits[0] == pytest.approx(-math.log2(boards.count(placement(truth)) / len(boards)))
+        assert point.bits[0] == pytest.approx(-math.log2(boards.count(target) / len(boards)))
         assert point.bits[1] == pytest.approx(-math.log2(truth_probability))
         assert point.bits[2] >= 0.0
         scored += 1
