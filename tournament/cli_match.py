@@ -64,6 +64,7 @@ from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
+from .report import clock_use
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
 from .task import (
@@ -210,13 +211,7 @@ class MatchSummary:
                 length += f", {np.mean(self.seconds):.2f} s"
                 length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
             rows.append(length)
-        for bot in self.bots:
-            if bot.clock_shares:
-                shares = np.array(bot.clock_shares)
-                rows.append(
-                    f"clock used by {bot.label}: mean {shares.mean():.0%}, least {shares.min():.0%}, most {shares.max():.0%}"
-                    " of start + increments"
-                )
+        rows.extend(clock_use(bot.label, bot.clock_shares) for bot in self.bots if bot.clock_shares)
         return "\n".join(rows)
 
 

@@ -39,6 +39,7 @@ from .cli_tournament import add_executor_arguments
 from .config import SelfPairingError, TournamentConfig, pairing_games, tomllib
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
+from .report import clock_use
 from .results_db import ResultStore, StoreConflictError
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     by_key = {spec.key: spec for spec in todo}
     halves: dict[int, list[GameResult]] = {}
     pair_scores: list[float] = []
+    clock_shares: dict[str, list[float]] = {"A": [], "B": []}
     failed = 0
     decision = SprtDecision.CONTINUE
     interrupted = False
@@ -139,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
                     sys.stderr.write(f"pair {pair}: not counted, a game failed ({next(g.error for g in games if not g.ok)})\n")
                     continue
                 # A plays White in game 0 of even pairs and game 1 of odd ones (see pairing_games).
-                pair_scores.append(sum(g.white_score() if (pair + int(g.key[-1])) % 2 == 0 else 1.0 - g.white_score() for g in games))
+                a_white = [(pair + int(g.key[-1])) % 2 == 0 for g in games]
+                pair_scores.append(sum(g.white_score() if w else 1.0 - g.white_score() for g, w in zip(games, a_white, strict=True)))
+                for game, white in zip(games, a_white, strict=True):
+                    for label, share in zip(("A", "B") if white else ("B", "A"), game.clock_share, strict=True):
+                        if share is not None:
+                            clock_shares[label].append(share)
                 counts = pentanomial(pair_scores)
                 llr = test.llr(counts)
                 decision = test.decide(llr)
@@ -161,6 +168,9 @@ def run(args: argparse.Namespace) -> int:
     if pair_scores:
         low, high = pair_interval(pair_scores)
         interval = f" (95% interval over pairs {low:.3f}-{high:.3f})"
+    for label, shares in clock_shares.items():
+        if shares:
+            sys.stderr.write(clock_use(label, shares) + "\n")
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
     verdict += " (interrupted)" if interrupted else ""
     sys.stdout.write(
@@ -183,7 +193,10 @@ def _resume(store: ResultStore | None, specs: list[GameSpec]) -> tuple[list[Game
     waiting = {spec.key for spec in todo}
     rows = {row.key: row for row in store.rows()}
     recorded = [
-        GameResult(key=row.key, winner=row.winner, reason=row.reason, turns=row.turns, seconds=row.seconds, error=row.error)
+        GameResult(
+            key=row.key, winner=row.winner, reason=row.reason, turns=row.turns, seconds=row.seconds, error=row.error,
+            clock_share=row.clock_share,
+        )  # fmt: skip
         for row in (rows[spec.key] for spec in specs if spec.key not in waiting)
     ]
     return todo, recorded

@@ -82,6 +82,18 @@ def table(result: Standings) -> str:
     return "\n".join(lines)
 
 
+def clock_use(label: str, shares: Sequence[float]) -> str:
+    """One line on how much of its clock a player used over games (each share: see `GameResult.clock_share`).
+
+    >>> clock_use("A", [0.8, 0.9, 1.0])
+    'clock used by A: mean 90%, least 80%, most 100% of start + increments (3 games)'
+    """
+    return (
+        f"clock used by {label}: mean {sum(shares) / len(shares):.0%}, least {min(shares):.0%}, most {max(shares):.0%}"
+        f" of start + increments ({len(shares)} games)"
+    )
+
+
 def plot(result: Standings, path: str | Path, title: str = "") -> None:
     """Each player's Elo with its 95% interval, best at the top, saved to `path` (matplotlib, Agg)."""
     import matplotlib

@@ -39,9 +39,14 @@ CREATE TABLE IF NOT EXISTS games (
     error TEXT,
     spec TEXT NOT NULL,          -- GameSpec.to_json()
     history TEXT,                -- reconchess GameHistory JSON
-    recorded_at TEXT NOT NULL DEFAULT (datetime('now'))
+    recorded_at TEXT NOT NULL DEFAULT (datetime('now')),
+    white_clock REAL,            -- share of its clock White used (NULL untimed, or recorded before the column)
+    black_clock REAL
 );
 """
+
+ADDED_COLUMNS = ("white_clock REAL", "black_clock REAL")
+"""Columns added after files were first written: opening an older file adds them, NULL in its rows."""
 
 
 class StoreConflictError(BlindchessError, ValueError):
@@ -63,6 +68,7 @@ class GameRow:
     turns: int
     seconds: float
     error: str | None
+    clock_share: tuple[float | None, float | None] = (None, None)
 
     def white_score(self) -> float:
         return 0.5 if self.winner is None else 1.0 if self.winner else 0.0
@@ -77,6 +83,11 @@ class ResultStore:
         self._connection = sqlite3.connect(str(self.path))
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.executescript(SCHEMA)
+        present = {row[1] for row in self._connection.execute("PRAGMA table_info(games)")}
+        with self._connection:
+            for column in ADDED_COLUMNS:
+                if column.split()[0] not in present:
+                    self._connection.execute(f"ALTER TABLE games ADD COLUMN {column}")
 
     def close(self) -> None:
         self._connection.close()
@@ -111,25 +122,30 @@ class ResultStore:
             self._connection.execute("DELETE FROM games WHERE key = ? AND status = 'failed'", (spec.key,))
             self._connection.execute(
                 "INSERT INTO games (key, pairing, pair, white, black, status, winner, reason, turns, seconds, attempts,"
-                " faults, error, spec, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " faults, error, spec, history, white_clock, black_clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.key, spec.pairing, spec.pair, spec.white.label, spec.black.label,
                     "ok" if result.ok else "failed",
                     None if result.winner is None else int(result.winner),
                     result.reason, result.turns, result.seconds, result.attempts,
-                    json.dumps(list(result.faults)), result.error, spec.to_json(), result.history,
+                    json.dumps(list(result.faults)), result.error, spec.to_json(), result.history, *result.clock_share,
                 ),
             )  # fmt: skip
 
     def rows(self) -> list[GameRow]:
         """Every recorded game, in key order."""
-        query = "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error FROM games ORDER BY key"
+        query = (
+            "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock"
+            " FROM games ORDER BY key"
+        )
         return [
             GameRow(
-                key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error
+                key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error,
+                (white_clock, black_clock),
             )
-            for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error in self._connection.execute(query)
-        ]
+            for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock
+            in self._connection.execute(query)
+        ]  # fmt: skip
 
     def history(self, key: str) -> str | None:
         """The history JSON of game `key` (None if not recorded or not played)."""

@@ -213,3 +213,30 @@ def test_match_reports_the_share_of_its_clock_each_bot_used(capsys: pytest.Captu
     }
     assert set(shares) == {str(bot), "random"}
     assert 4 <= shares[str(bot)] <= 30 and shares["random"] < 2  # 4 moves x 0.25 s of 10 s, at most 4 turns of it each
+
+
+def test_sprt_keeps_each_bots_clock_share_in_the_db_and_adds_the_columns_to_an_older_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The shares survive a resume, and a file written before the clock columns takes them (its old rows NULL)."""
+    db = tmp_path / "older.sqlite"
+    with ResultStore(db):
+        pass
+    with sqlite3.connect(db) as connection:  # the file as written before the columns were added
+        connection.execute("ALTER TABLE games DROP COLUMN white_clock")
+        connection.execute("ALTER TABLE games DROP COLUMN black_clock")
+    bot = tmp_path / "sleepy.py"
+    bot.write_text(SLOW_BOT.replace("0.03", "0.25"))
+    argv = ["sprt", str(bot), "random", "--seconds", "10", "--increment", "0", "--full-turn-limit", "4", "--workers", "1"]
+    assert main([*argv, "--max-pairs", "1", "--db", str(db)]) == 3
+    first = [line for line in capsys.readouterr().err.splitlines() if line.startswith("clock used by ")]
+    shares = {line.split(":")[0].removeprefix("clock used by "): float(line.split("mean ")[1].split("%")[0]) for line in first}
+    assert set(shares) == {"A", "B"} and 4 <= shares["A"] <= 30 and shares["B"] < 2  # as in the match test above
+    with ResultStore(db) as store:
+        rows = store.rows()
+    assert len(rows) == 2 and all(None not in row.clock_share for row in rows)
+    sleepy_white = next(row for row in rows if row.white == "A")
+    white_share, black_share = sleepy_white.clock_share
+    assert white_share is not None and black_share is not None and white_share > black_share
+    assert main([*argv, "--max-pairs", "1", "--db", str(db)]) == 3  # nothing left to play: both games read back
+    assert [line for line in capsys.readouterr().err.splitlines() if line.startswith("clock used by ")] == first
