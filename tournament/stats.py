@@ -27,9 +27,20 @@ likelihood of the data maximised over the distributions with mean :math:`s_1`, o
 Why not the plainer normal form :math:`N (s_1 - s_0)(2\\bar x - s_0 - s_1) / 2\\sigma^2`: it divides
 by the sample variance, which is near zero after a few identical pairs (RBC pairs often repeat:
 two wins by king capture), so two pairs of 3/2 gave an LLR of +15 and "accepted" H1 on four games.
-Here each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\bar x - s_1)^2}`, so a
-verdict needs many samples unless they are far from both hypotheses; where the variance is
-large the two forms agree to first order in :math:`s_1 - s_0`.
+In this form each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\bar x - s_1)^2}`
+in favour of H1; where the variance is large the two forms agree to first order in :math:`s_1 - s_0`.
+
+**Small samples.** Towards H0 the same form has no such limit: with :math:`\\bar x = s_0` and
+:math:`\\sigma^2 \\to 0` each sample adds :math:`\\frac12 \\ln \\frac{\\sigma^2}{\\sigma^2 + (s_1 - s_0)^2} \\to -\\infty`.
+Pairs that split 1-1 are the commonest in RBC (45 of the 100 pairs of the 60 + 2 flagship
+SPRT in docs/clock.md), and with fishtest's
+regularisation (an empty cell counts 1e-3) three of them gave an LLR of -4.87 at elo1 = 50,
+"accepting" H0 on six games. So the mean and variance are those of the counts plus
+:math:`c = 1/2` in every cell (the posterior mean under Jeffreys' Dirichlet(1/2) prior), while
+:math:`N` stays the number of samples: three split pairs now give -0.13, twenty give -3.13 (a
+verdict, and a fair one: twenty splits in a row are evidence of equal strength). The prior is
+centred on a score of 1/2 and worth five half-samples, so over a hundred pairs it moves the LLR
+by a few percent (the 60 + 2 flagship SPRT of docs/clock.md: +2.05 instead of +2.14).
 
 **Interval of a paired score**: the mean :math:`\\bar x` of the :math:`N` halved pair totals
 :math:`\\pm z\\,\\sigma/\\sqrt N` (:math:`\\sigma^2` their variance, as counted), the normal interval
@@ -53,8 +64,8 @@ from scipy.stats import norm
 
 from blindchess.errors import BlindchessError
 
-REGULARIZATION = 1e-3
-"""The count an empty outcome cell gets in the SPRT (fishtest's ``regularize``)."""
+PRIOR_COUNT = 0.5
+"""The pseudo-count every outcome cell adds to the SPRT's mean and variance (module docstring)."""
 
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The five totals of a colour-swapped pair, the index of a pentanomial count."""
@@ -139,26 +150,28 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
     `counts[..., i]` is how often the score ``i / (k - 1)`` was seen, `k` the last axis's length:
     three counts (loss, draw, win) for single games, five (the pentanomial) for pairs, whose
     totals are halved to lie in [0, 1]. Zero while fewer than two samples.
-    Leading axes are independent tests (a float for one, an array for many). Empty cells count
-    `REGULARIZATION` (fishtest's 1e-3), so that the variance is never exactly zero.
+    Leading axes are independent tests (a float for one, an array for many). The mean and
+    variance are of the counts plus `PRIOR_COUNT` in every cell, so that the variance is never
+    zero and a few identical samples do not decide (module docstring, "Small samples").
 
     >>> round(sprt_llr([10, 20, 30], 0.0, 10.0), 4)
-    0.8376
+    0.8159
     >>> round(sprt_llr([0, 0, 0, 2, 0], 0.0, 10.0), 4)  # two pairs of 3/2: far from a verdict
-    0.1181
+    0.0312
+    >>> round(sprt_llr([0, 0, 3, 0, 0], 0.0, 50.0), 2)  # three split pairs: far from one too
+    -0.13
     """
     table = np.asarray(counts, dtype=float)
     if table.ndim == 0 or table.shape[-1] < 2 or np.any(table < 0):
         raise StatisticsError(f"counts are at least two non-negative numbers, got {np.asarray(counts).tolist()!r}")
-    table = np.where(table == 0, REGULARIZATION, table)  # as fishtest: a bot winning every pair has variance > 0
+    samples = table.sum(axis=-1)
+    smoothed = table + PRIOR_COUNT
     values = np.linspace(0.0, 1.0, table.shape[-1])
-    total = table.sum(axis=-1)
-    safe_total = np.maximum(total, 1.0)
-    mean = table @ values / safe_total
-    variance = table @ values**2 / safe_total - mean**2
+    mean = smoothed @ values / smoothed.sum(axis=-1)
+    variance = smoothed @ values**2 / smoothed.sum(axis=-1) - mean**2
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     llr = np.where(
-        total >= 2, 0.5 * total * np.log((variance + (mean - s0) ** 2) / (variance + (mean - s1) ** 2)), 0.0
+        samples >= 2, 0.5 * samples * np.log((variance + (mean - s0) ** 2) / (variance + (mean - s1) ** 2)), 0.0
     )
     return float(llr) if llr.ndim == 0 else llr
 

@@ -92,21 +92,24 @@ def test_prior_keeps_a_perfect_score_finite_and_bad_games_are_named() -> None:
 
 def test_pentanomial_and_sprt_llr_against_hand_computed_values() -> None:
     assert pentanomial([0.0, 2.0, 1.0, 1.5, 1.0]) == (1, 0, 2, 1, 1)
-    # LLR = N/2 ln((var + (mean - s0)^2) / (var + (mean - s1)^2)), s0 = 1/2, s1 = 1/(1+10^-0.025) = 0.514387.
-    # Trinomial 10 losses, 20 draws, 30 wins: mean 2/3, variance 0.138889:
-    # LLR = 30 ln((0.138889 + 0.027778) / (0.138889 + 0.023189)) = 30 ln(1.028313) = 0.83756.
-    assert sprt_llr([10, 20, 30], 0.0, 10.0) == pytest.approx(0.83756, abs=1e-4)
-    # Pentanomial [1, 2, 3, 2, 2] on scores 0, 1/4, .., 1: mean 0.55, variance 0.0975:
-    # LLR = 5 ln((0.0975 + 0.0025) / (0.0975 + 0.001268)) = 5 ln(1.012473) = 0.061969.
-    assert sprt_llr([1, 2, 3, 2, 2], 0.0, 10.0) == pytest.approx(0.061969, abs=1e-5)
-    # Five drawn pairs: empty cells count 1e-3 (as fishtest), N = 5.004, mean 1/2, variance 1.249e-4:
-    # LLR = 2.502 ln(1.249e-4 / (1.249e-4 + 2.0699e-4)) = -2.445: towards H0, not yet a verdict.
-    assert sprt_llr([0, 0, 5, 0, 0], 0.0, 10.0) == pytest.approx(-2.445, abs=2e-3)
-    # Identical pairs no longer decide at once (the normal form's zero-variance blow-up: two pairs
-    # of 3/2 gave +14.9 and accepted H1 after four games in a real flagship run): each pair adds
-    # at most ln((x - s0)^2 / (x - s1)^2) / 2.
+    # LLR = N/2 ln((var + (mean - s0)^2) / (var + (mean - s1)^2)), s0 = 1/2, s1 = 1/(1+10^-0.025) = 0.514387,
+    # mean and variance of the counts plus 1/2 in every cell, N the number of samples.
+    # Trinomial 10 losses, 20 draws, 30 wins -> 10.5, 20.5, 30.5: mean 0.662602, variance 0.140227:
+    # LLR = 30 ln((0.140227 + 0.026439) / (0.140227 + 0.021968)) = 30 ln(1.027566) = 0.81591.
+    assert sprt_llr([10, 20, 30], 0.0, 10.0) == pytest.approx(0.81591, abs=1e-4)
+    # Pentanomial [1, 2, 3, 2, 2] -> [1.5, 2.5, 3.5, 2.5, 2.5] on scores 0, 1/4, .., 1: mean 0.54,
+    # variance 0.1034: LLR = 5 ln((0.1034 + 0.0016) / (0.1034 + 0.000656)) = 5 ln(1.009072) = 0.04516.
+    assert sprt_llr([1, 2, 3, 2, 2], 0.0, 10.0) == pytest.approx(0.04516, abs=1e-4)
+    # Three split pairs at elo1 = 50 (s1 = 0.571463) -> [.5, .5, 3.5, .5, .5]: mean 1/2, variance
+    # 0.3125 / 5.5 = 0.056818: LLR = 1.5 ln(0.056818 / (0.056818 + 0.005107)) = -0.1291. Without the
+    # prior (an empty cell counting 1e-3, as fishtest) it was -4.87, past -2.94: H0 on six games.
+    assert sprt_llr([0, 0, 3, 0, 0], 0.0, 50.0) == pytest.approx(-0.1291, abs=1e-3)
+    lower, upper = Sprt(0, 50).bounds
+    assert sprt_llr([0, 0, 20, 0, 0], 0.0, 50.0) < lower < sprt_llr([0, 0, 15, 0, 0], 0.0, 50.0)  # -3.13, -1.88
+    # Identical pairs do not decide at once in favour of H1 either (the normal form's zero-variance
+    # blow-up: two pairs of 3/2 gave +14.9 and accepted H1 after four games in a real flagship run).
     assert 0 < sprt_llr([0, 0, 0, 2, 0], 0.0, 10.0) < 0.2
-    assert 0 < sprt_llr([0, 0, 0, 0, 4], 0.0, 10.0) < 0.2
+    assert 0 < sprt_llr([0, 0, 0, 0, 4], 0.0, 50.0) < 0.5 < upper
     assert sprt_llr([0, 0, 0, 0, 200], 0.0, 10.0) > 2.95  # A won every pair, long enough: H1
     assert Sprt(0, 10).bounds == pytest.approx((math.log(0.05 / 0.95), math.log(0.95 / 0.05)))  # -+2.944
     assert score_to_elo(0.5) == 0.0
