@@ -31,15 +31,17 @@ In this form each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0
 in favour of H1; where the variance is large the two forms agree to first order in :math:`s_1 - s_0`.
 
 **Small samples.** Towards H0 the same form has no such limit: with :math:`\\bar x = s_0` and
-:math:`\\sigma^2 \\to 0` each sample adds :math:`\\frac12 \\ln \\frac{\\sigma^2}{\\sigma^2 + (s_1 - s_0)^2} \\to -\\infty`.
+:math:`\\sigma^2 \\to 0` each sample adds
+:math:`\\frac12 \\ln \\frac{\\sigma^2}{\\sigma^2 + (s_1 - s_0)^2} \\to -\\infty`.
 Pairs that split 1-1 are the commonest in RBC (45 of the 100 pairs of the 60 + 2 flagship
 SPRT in docs/clock.md), and with fishtest's regularisation (an empty cell counts 1e-3) three
-of them gave an LLR of -4.87 at elo1 = 50, "accepting" H0 on six games. So the mean and variance are those of the counts plus
-:math:`c = 1/2` in every cell (the posterior mean under Jeffreys' Dirichlet(1/2) prior), while
-:math:`N` stays the number of samples: three split pairs now give -0.13, twenty give -3.13 (a
-verdict, and a fair one: twenty splits in a row are evidence of equal strength). The prior is
-centred on a score of 1/2 and worth half a sample a cell (2.5 pairs for the pentanomial), so
-over a hundred pairs it moves the LLR by a few percent (the 60 + 2 flagship SPRT of docs/clock.md: +2.05 instead of +2.14).
+of them gave an LLR of -4.87 at elo1 = 50, "accepting" H0 on six games. So the mean and
+variance are those of the counts plus :math:`c = 1/2` in every cell (the posterior mean under
+Jeffreys' Dirichlet(1/2) prior), while :math:`N` stays the number of samples: three split pairs
+now give -0.13, twenty give -3.13 (a verdict, and a fair one: twenty splits in a row are
+evidence of equal strength). The prior is centred on a score of 1/2 and worth half a sample a
+cell (2.5 pairs for the pentanomial), so over a hundred pairs it moves the LLR by a few percent
+(the 60 + 2 flagship SPRT of docs/clock.md: +2.05 instead of +2.14).
 
 **Interval of a paired score**: the mean :math:`\\bar x` of the :math:`N` halved pair totals
 :math:`\\pm z\\,\\sigma/\\sqrt N` (:math:`\\sigma^2` their variance, as counted), the normal interval
@@ -165,9 +167,10 @@ def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:
         raise StatisticsError(f"counts are at least two non-negative numbers, got {np.asarray(counts).tolist()!r}")
     samples = table.sum(axis=-1)
     smoothed = table + PRIOR_COUNT
+    weight = smoothed.sum(axis=-1)
     values = np.linspace(0.0, 1.0, table.shape[-1])
-    mean = smoothed @ values / smoothed.sum(axis=-1)
-    variance = smoothed @ values**2 / smoothed.sum(axis=-1) - mean**2
+    mean = smoothed @ values / weight
+    variance = smoothed @ values**2 / weight - mean**2
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     llr = np.where(
         samples >= 2, 0.5 * samples * np.log((variance + (mean - s0) ** 2) / (variance + (mean - s1) ** 2)), 0.0
