@@ -25,7 +25,8 @@ when it is asked to sense: the turn's weight comes from the belief's size and th
 64 sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
 overhead per turn (belief updates and bookkeeping: the turn's wall time minus what the
 planner and selector took, averaged) is taken off, and the sense and move budgets reach the
-planner and selector through their contexts. Without one, each keeps its own fixed plan.
+planner and selector through their contexts; what the sense leaves unused goes to the move
+(`Allotment.after_sense`). Without one, each keeps its own fixed plan.
 
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.pondering` between
 our move and our next turn): the bot expands a copy of its belief over every opponent move
@@ -114,6 +115,7 @@ class BeliefBot(ObservingPlayer):
         self.overhead = 0.0
         """Seconds per turn spent outside the planner and selector (a moving average)."""
         self._allotment: Optional[Allotment] = None
+        self._sense_seconds = 0.0
         self._turn_start: Optional[float] = None
         self._thinking = 0.0  # planner + selector seconds this turn
         self._pondered: Optional[tuple[Belief, Belief]] = None  # (belief it was expanded from, its expansion)
@@ -199,7 +201,7 @@ class BeliefBot(ObservingPlayer):
         self._measure_increment(seconds_left)
         if self._turn_start is None:
             self._turn_start, self._thinking = time.monotonic(), 0.0
-        self._allotment = self._plan(seconds_left)
+        self._allotment, self._sense_seconds = self._plan(seconds_left), 0.0
         if seconds_left < self.low_clock_seconds:
             return None
         budget = None if self._allotment is None else self._allotment.sense
@@ -210,16 +212,17 @@ class BeliefBot(ObservingPlayer):
         except Exception:
             logger.exception("sense planner %r failed; not sensing", self.sense_planner)
             square = None
-        self._thinking += time.monotonic() - started
+        self._sense_seconds = time.monotonic() - started
+        self._thinking += self._sense_seconds
         return square if square in sense_actions else None
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         started = time.monotonic()
         self._move_clock = (seconds_left, started)
-        allotment = self._allotment
-        if allotment is None:
+        if self._allotment is None:
             context = MoveContext(self.color, self.increment)
         else:
+            allotment = self._allotment.after_sense(self._sense_seconds)
             context = MoveContext(self.color, self.increment, allotment.move, allotment.hard)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from typing import Optional
 
 import chess
@@ -19,7 +20,7 @@ from blindchess.beliefs.base import Belief
 from blindchess.beliefs.random_games import play_random_game
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.random_bot import RandomBot
-from blindchess.bots.time_management import TimeManagementError, TimeManager, difficulty
+from blindchess.bots.time_management import Allotment, TimeManagementError, TimeManager, difficulty
 from blindchess.moving.base import MoveContext
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.base import SenseContext
@@ -77,6 +78,15 @@ def test_a_game_of_ordinary_length_uses_most_of_the_clock(start: float, incremen
     assert used / (start + increment * turns) >= least
 
 
+@given(st.floats(0.0, 60.0), st.floats(0.0, 240.0), st.floats(1.0, 2.5), st.floats(0.0, 100.0))
+def test_what_the_sense_leaves_goes_to_the_move_and_no_more(sense: float, move: float, factor: float, spent: float) -> None:
+    plan = Allotment(sense, move, factor * move)
+    after = plan.after_sense(spent)
+    assert after.sense == 0.0 and after.hard - after.move == pytest.approx(plan.hard - plan.move)
+    assert after.move == pytest.approx(move + max(0.0, sense - spent))
+    assert min(spent, sense) + after.hard <= plan.sense + plan.hard + 1e-9  # the turn's bound is kept
+
+
 def test_short_clocks_stay_short() -> None:
     """At 30 s + 1 s the first move gets what the selector's own plan gave it (about 1.2 s)."""
     plan = TimeManager().allot(30.0, 1.0, 0)
@@ -128,13 +138,17 @@ class RecordingPlanner(RandomSensePlanner):
     def __init__(self) -> None:
         self.seen: list[SenseContext] = []
         self.clocks: list[float] = []
+        self.spent: list[float] = []
 
     def choose_sense(
         self, belief: Belief, sense_actions: list[int], seconds_left: float, rng: np.random.Generator, context: SenseContext
     ) -> Optional[int]:
         self.seen.append(context)
         self.clocks.append(seconds_left)
-        return super().choose_sense(belief, sense_actions, seconds_left, rng, context)
+        started = time.monotonic()
+        square = super().choose_sense(belief, sense_actions, seconds_left, rng, context)
+        self.spent.append(time.monotonic() - started)
+        return square
 
 
 def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
@@ -143,12 +157,18 @@ def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
     bot = BeliefBot(lambda: BoardSet(max_boards=5_000), planner, selector, rng=3, time_manager=manager)
     play_local_game(bot, RandomBot(rng=4), LocalGame(seconds_per_player=120.0, seconds_increment=2.0, full_turn_limit=8))
     assert len(selector.seen) >= 6 and len(planner.seen) == len(selector.seen)
-    for turn, ((_, context), sense, clock) in enumerate(zip(selector.seen, planner.seen, planner.clocks, strict=True)):
+    seen = zip(selector.seen, planner.seen, planner.clocks, planner.spent, strict=True)
+    for turn, ((_, context), sense, clock, spent) in enumerate(seen):
         assert context.budget is not None and sense.budget is not None and context.hard_budget is not None
         # the plan was made at the sense, for that clock (bounded by the hardest turn, no overhead,
         # the increment as measured, give or take the bot's rounding)
-        assert context.budget <= manager.allot(clock, 2.5, turn, 2.0).move + 1e-9
+        hardest = manager.allot(clock, 2.5, turn, 2.0)
+        assert context.budget <= hardest.sense + hardest.move + 1e-9
         assert context.hard_budget >= context.budget > 0.0
+        # what the planner left of its share (a quarter of the move's) reached the move, give or
+        # take the bot's few microseconds around the planner
+        left = sense.budget - spent
+        assert 4 * sense.budget + max(0.0, left - 0.005) - 1e-9 <= context.budget <= 4 * sense.budget + max(0.0, left) + 1e-9
     assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
 
 
