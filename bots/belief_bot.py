@@ -219,10 +219,10 @@ class BeliefBot(ObservingPlayer):
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         started = time.monotonic()
         self._move_clock = (seconds_left, started)
-        if self._allotment is None:
+        if self._allotment is None or self.time_manager is None:
             context = MoveContext(self.color, self.increment)
         else:
-            allotment = self._allotment.after_sense(self._sense_seconds)
+            allotment = self._allotment.after_sense(self._sense_seconds) if self.time_manager.carry_sense else self._allotment
             context = MoveContext(self.color, self.increment, allotment.move, allotment.hard)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)

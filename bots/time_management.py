@@ -97,6 +97,7 @@ class TimeManager:
         cap_divisor: one turn takes at most ``usable / cap_divisor`` plus its increment share
             (and never more than half of ``usable``).
         hard_factor: a close call may take this many times the move's share.
+        carry_sense: whether the move gets what the sense left unused (`Allotment.after_sense`).
 
     >>> manager = TimeManager()
     >>> round(manager.allot(900.0, 5.0, turn=0).move, 2)  # a 15-minute game's first move
@@ -114,6 +115,7 @@ class TimeManager:
     sense_share: float = 0.2
     cap_divisor: float = 6.0
     hard_factor: float = 2.5
+    carry_sense: bool = True
 
     def __post_init__(self) -> None:
         if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:

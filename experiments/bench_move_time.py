@@ -46,6 +46,7 @@ from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.presets import capped_board_set
 from blindchess.bots.trout_bot import TroutBot
 from blindchess.evaluation.stockfish import Engine
+from blindchess.experiments.flagship_before_clock import OLD_LIMITS
 from blindchess.moving.base import MoveContext
 from blindchess.moving.stockfish_selector import StockfishMoveSelector, score_to_value
 
@@ -139,7 +140,7 @@ def main() -> None:
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     found = positions(args.games, args.seed, args.per_game)
     print(f"{len(found)} positions from {args.games} games", flush=True)
-    arms = [Arm("baseline (own plan, 60 s + 2 s)", None, None, (("max_boards", 24), ("max_position_seconds", 0.1)))]
+    arms = [Arm("baseline (own plan, 60 s + 2 s)", None, None, tuple(OLD_LIMITS.items()))]
     for budget in args.budgets:
         arms.append(Arm(f"budget {budget:g} s", budget, budget))
         if args.second_look:

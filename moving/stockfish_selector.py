@@ -79,10 +79,10 @@ SEARCH_OVERHEAD = 0.003
 
 Measured on this project's 2-core machine, 20 positions per limit: a search limited to 4 ms took
 7 ms, to 20 ms 22 ms, to 100 ms 102 ms, to 500 ms 500 ms. The evaluation shares its seconds
-as ``0.9 * seconds / positions - SEARCH_OVERHEAD`` per position (the tenth pays for the Python
-around the searches): at a short clock's many short searches that is about what the old flat
-``0.7 * seconds / positions`` gave, and at a long clock's few long searches it spends the budget
-instead of leaving 30% of it on the clock.
+as ``search_share * seconds / positions - SEARCH_OVERHEAD`` per position (``search_share`` 0.9:
+the tenth pays for the Python around the searches): at a short clock's many short searches that
+is about what a flat ``0.7 * seconds / positions`` gives (the flagship's rule until 41a7351), and
+at a long clock's few long searches it spends the budget instead of leaving 30% of it unused.
 """
 
 
@@ -122,6 +122,9 @@ class StockfishMoveSelector:
             far more often than a uniform opponent-move model assumes.
         max_boards: the most boards sampled when the budget is large (see the module docstring).
         max_position_seconds: the longest search of one position.
+        search_share: share of the evaluation's seconds given to its searches (the rest pays
+            for the Python around them; see `SEARCH_OVERHEAD`).
+        search_overhead: seconds taken off each search's limit for its round trip.
         close_margin: candidates scoring within this of the best make a close call.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
@@ -149,6 +152,8 @@ class StockfishMoveSelector:
         threat_boost: float = 4.0,
         max_boards: int = 96,
         max_position_seconds: float = 5.0,
+        search_share: float = 0.9,
+        search_overhead: float = SEARCH_OVERHEAD,
         close_margin: float = 0.03,
         engines: int = 1,
         moves_to_go: int = 30,
@@ -173,6 +178,8 @@ class StockfishMoveSelector:
         self.threat_boost = threat_boost
         self.max_boards = max(boards, max_boards)
         self.max_position_seconds = max_position_seconds
+        self.search_share = search_share
+        self.search_overhead = search_overhead
         self.close_margin = close_margin
         self.moves_to_go = moves_to_go
         self.reserve_seconds = reserve_seconds
@@ -314,7 +321,8 @@ class StockfishMoveSelector:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per column of `outcomes` in `columns`: the weighted mean and the minimum of s(b, m) over the boards, in `seconds`."""
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
-        per_position = max(0.004, min(self.max_position_seconds, 0.9 * seconds * self.engines / max(1, len(evaluations)) - SEARCH_OVERHEAD))
+        share = self.search_share * seconds * self.engines / max(1, len(evaluations))
+        per_position = max(0.004, min(self.max_position_seconds, share - self.search_overhead))
         values = self._values(outcomes, evaluations, color, self._limit(per_position))
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return table @ weights, table.min(axis=1)
