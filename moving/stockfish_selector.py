@@ -169,6 +169,8 @@ class StockfishMoveSelector:
             raise MoveSelectionError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
         if not 0.0 <= worst_case_weight <= 1.0:
             raise MoveSelectionError(f"worst_case_weight must be in [0, 1], got {worst_case_weight!r}")
+        if not 0.0 < search_share <= 1.0 or search_overhead < 0.0:
+            raise MoveSelectionError(f"need 0 < search_share <= 1 and search_overhead >= 0, got {search_share!r}, {search_overhead!r}")
         self.boards = boards
         self.candidates = candidates
         self.worst_case_weight = worst_case_weight

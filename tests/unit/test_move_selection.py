@@ -82,7 +82,9 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
     assert all(-1.0 <= v <= 1.0 for v in mates)
 
 
-@pytest.mark.parametrize("settings", [{"boards": 0}, {"candidates": 0}, {"worst_case_weight": 1.5}])
+@pytest.mark.parametrize(
+    "settings", [{"boards": 0}, {"candidates": 0}, {"worst_case_weight": 1.5}, {"search_share": 1.25}, {"search_overhead": -0.5}]
+)
 def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
     with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
         StockfishMoveSelector(**settings)  # type: ignore[arg-type]
