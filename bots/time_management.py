@@ -74,8 +74,9 @@ class Allotment:
         A turn's time is one pot: the value-of-information planner often decides in a fraction
         of a second on a small belief (0.2-0.7 s of 5-17 s sense budgets at 900 + 5), and
         without this the unused fifth of every such turn stayed on the clock. A sense that
-        overran takes nothing from the move (the next turn's plan sees the clock). The turn
-        still spends at most ``sense + hard``, so the module's no-loss-on-time bound holds.
+        overran takes nothing from the move (the next turn's plan sees the clock). A turn whose
+        sense kept to its share still spends at most ``sense + hard``, so the module's
+        no-loss-on-time bound holds.
 
         >>> Allotment(sense=4.0, move=16.0, hard=40.0).after_sense(0.5)
         Allotment(sense=0.0, move=19.5, hard=43.5)
