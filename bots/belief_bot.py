@@ -25,8 +25,10 @@ when it is asked to sense: the turn's weight comes from the belief's size and th
 64 sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
 overhead per turn (belief updates and bookkeeping: the turn's wall time minus what the
 planner and selector took, averaged) is taken off, and the sense and move budgets reach the
-planner and selector through their contexts; what the sense leaves unused goes to the move
-(`Allotment.after_sense`). Without one, each keeps its own fixed plan.
+planner and selector through their contexts. In a game the manager calls long (by the clock
+at the bot's first turn, `TimeManager.is_long`) what the sense leaves unused goes to the move
+(`Allotment.after_sense`); in a short one the selector is told so (`MoveContext.short_clock`).
+Without a manager, each keeps its own fixed plan.
 
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.pondering` between
 our move and our next turn): the bot expands a copy of its belief over every opponent move
@@ -116,6 +118,7 @@ class BeliefBot(ObservingPlayer):
         """Seconds per turn spent outside the planner and selector (a moving average)."""
         self._allotment: Optional[Allotment] = None
         self._sense_seconds = 0.0
+        self._start_clock: Optional[float] = None  # our clock at our first turn of the game
         self._turn_start: Optional[float] = None
         self._thinking = 0.0  # planner + selector seconds this turn
         self._pondered: Optional[tuple[Belief, Belief]] = None  # (belief it was expanded from, its expansion)
@@ -131,7 +134,7 @@ class BeliefBot(ObservingPlayer):
             self.events = []
             self.rebuilds = 0
             self.belief_stale = False
-            self._move_clock = self._turn_end = self._turn_start = None
+            self._move_clock = self._turn_end = self._turn_start = self._start_clock = None
             self.turns, self.overhead, self._allotment = 0, 0.0, None
         elif isinstance(event, OpponentMoved):
             self._capture_square = event.capture_square
@@ -201,6 +204,8 @@ class BeliefBot(ObservingPlayer):
         self._measure_increment(seconds_left)
         if self._turn_start is None:
             self._turn_start, self._thinking = time.monotonic(), 0.0
+        if self._start_clock is None:
+            self._start_clock = seconds_left
         self._allotment, self._sense_seconds = self._plan(seconds_left), 0.0
         if seconds_left < self.low_clock_seconds:
             return None
@@ -219,11 +224,13 @@ class BeliefBot(ObservingPlayer):
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         started = time.monotonic()
         self._move_clock = (seconds_left, started)
-        if self._allotment is None or self.time_manager is None:
+        if self._allotment is None or self.time_manager is None or self._start_clock is None:
             context = MoveContext(self.color, self.increment)
-        else:
-            allotment = self._allotment.after_sense(self._sense_seconds) if self.time_manager.carry_sense else self._allotment
+        elif self.time_manager.is_long(self._start_clock):
+            allotment = self._allotment.after_sense(self._sense_seconds)
             context = MoveContext(self.color, self.increment, allotment.move, allotment.hard)
+        else:
+            context = MoveContext(self.color, self.increment, self._allotment.move, self._allotment.hard, short_clock=True)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
         except Exception:

@@ -16,7 +16,7 @@ engine one, adapted to a game whose length we cannot see:
     turn       = min(base * difficulty, cap) - overhead
     sense      = sense_share * turn,      move = (1 - sense_share) * turn
     hard       = max(move, min(hard_factor * move, cap - overhead))
-    move, hard += what the sense left unused                (`Allotment.after_sense`)
+    move, hard += what the sense left unused     (`Allotment.after_sense`; long games only)
 
 * ``usable / turns_left`` spends a share of the bank that grows as the game goes on: over the
   first ``expected_turns - min_turns_left`` turns the bank shrinks to
@@ -35,6 +35,16 @@ engine one, adapted to a game whose length we cannot see:
   it pays for the belief updates, which the bot does not control, and for the callbacks'
   overhead. The time the bot's own bookkeeping takes per turn (measured, `overhead`) is taken
   off ``turn`` before it is split.
+
+A game whose clock starts with `long_clock` seconds or more (default 600: the competitions'
+900 + 5) is a long game: the move gets what the sense left unused and the selector searches by
+its own fuller rule (commit 41a7351). A shorter game keeps the spending judged at short clocks:
+the sense's unused share stays on the clock and the selector keeps its old margins
+(``MoveContext.short_clock``). The fuller spending is what made the flagship use 97% of a
+900 + 5 clock instead of 19-43%, but at 60 + 2 it scored 40.0% (26.9-53.1%) against the
+spending it replaced over 40 games, and at 300 + 5 the old spending already used 87% of the
+clock (docs/clock.md): so it is kept where it is needed, and short games play exactly as the
+flagship that was measured at 60 + 2, 120 + 5 and 300 + 5.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
@@ -98,7 +108,8 @@ class TimeManager:
         cap_divisor: one turn takes at most ``usable / cap_divisor`` plus its increment share
             (and never more than half of ``usable``).
         hard_factor: a close call may take this many times the move's share.
-        carry_sense: whether the move gets what the sense left unused (`Allotment.after_sense`).
+        long_clock: a game whose clock starts with at least this many seconds is a long game
+            (the module docstring; ``math.inf``: none is).
 
     >>> manager = TimeManager()
     >>> round(manager.allot(900.0, 5.0, turn=0).move, 2)  # a 15-minute game's first move
@@ -116,7 +127,7 @@ class TimeManager:
     sense_share: float = 0.2
     cap_divisor: float = 6.0
     hard_factor: float = 2.5
-    carry_sense: bool = True
+    long_clock: float = 600.0
 
     def __post_init__(self) -> None:
         if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:
@@ -129,6 +140,16 @@ class TimeManager:
                 raise TimeManagementError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
         if self.cap_divisor < 1.0 or self.hard_factor < 1.0:
             raise TimeManagementError(f"cap_divisor and hard_factor must be >= 1, got {self.cap_divisor!r}, {self.hard_factor!r}")
+        if not self.long_clock >= 0.0:
+            raise TimeManagementError(f"long_clock must be >= 0 seconds, got {self.long_clock!r}")
+
+    def is_long(self, start_seconds: float) -> bool:
+        """Whether a game whose clock started at `start_seconds` is a long game (the module docstring).
+
+        >>> TimeManager().is_long(900.0), TimeManager().is_long(300.0)
+        (True, False)
+        """
+        return start_seconds >= self.long_clock
 
     def turns_left(self, turn: int) -> int:
         """Own turns the bank is spread over at own turn `turn` (0-based)."""

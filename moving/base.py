@@ -39,12 +39,16 @@ class MoveContext:
         budget: seconds the bot's time manager gives this move (None: the selector plans its
             own from the clock; see `blindchess.bots.time_management`).
         hard_budget: seconds the move may take on a close call (None: `budget`).
+        short_clock: the time manager plans a short game (`TimeManager.long_clock`): an
+            engine-backed selector keeps the search margins judged at short clocks instead of
+            its own (see `blindchess.moving.stockfish_selector.SHORT_CLOCK_SEARCH`).
     """
 
     color: Color
     increment: float = 0.0
     budget: Optional[float] = None
     hard_budget: Optional[float] = None
+    short_clock: bool = False
 
 
 @runtime_checkable

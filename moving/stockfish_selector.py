@@ -29,7 +29,8 @@ a sixth of it. The work scales with the budget ``T``:
 * per-position search time: what is left, shared over the (board, candidate) pairs, less the
   `SEARCH_OVERHEAD` each search costs beyond its limit, up to `max_position_seconds` (5 s: on a
   belief of one or a few boards there are no more boards to sample, and a long clock's budget
-  goes into deeper searches instead of being left on the clock);
+  goes into deeper searches instead of being left on the clock); in a game the time manager
+  calls short (`MoveContext.short_clock`), by `SHORT_CLOCK_SEARCH` instead;
 * a close call (the two best candidates within `close_margin`) with time left before the
   context's hard budget gets a second look: the best three candidates scored on a fresh,
   twice as large sample, pooled with the first.
@@ -50,6 +51,7 @@ import logging
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Optional
 
 import chess
@@ -83,6 +85,50 @@ as ``search_share * seconds / positions - SEARCH_OVERHEAD`` per position (``sear
 the tenth pays for the Python around the searches): at a short clock's many short searches that
 is about what a flat ``0.7 * seconds / positions`` gives (the flagship's rule until 41a7351), and
 at a long clock's few long searches it spends the budget instead of leaving 30% of it unused.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRule:
+    """How an evaluation's seconds become each search's time limit.
+
+    ``limit = min(longest, share * seconds / positions - overhead)``, at least 4 ms (with
+    several engines, ``seconds`` counts once per engine: they search side by side).
+
+    Attributes:
+        share: share of the seconds given to the searches (the rest pays for the Python
+            around them).
+        overhead: seconds taken off each limit for the search's round trip (`SEARCH_OVERHEAD`).
+        longest: the longest search of one position.
+
+    >>> SearchRule(share=0.9, overhead=0.003, longest=5.0).limit(2.0, positions=16)
+    0.1095
+    """
+
+    share: float
+    overhead: float
+    longest: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.share <= 1.0 or self.overhead < 0.0 or self.longest <= 0.0:
+            raise MoveSelectionError(
+                "need 0 < search_share <= 1, search_overhead >= 0 and max_position_seconds > 0, "
+                f"got {self.share!r}, {self.overhead!r}, {self.longest!r}"
+            )
+
+    def limit(self, seconds: float, positions: int) -> float:
+        """Seconds for each of `positions` searches sharing `seconds`."""
+        return max(0.004, min(self.longest, self.share * seconds / max(1, positions) - self.overhead))
+
+
+SHORT_CLOCK_SEARCH = SearchRule(share=0.7, overhead=0.0, longest=0.5)
+"""The searches of a game the time manager calls short: the flagship's rule until 41a7351.
+
+With it the flagship scored 57.5% (50.5-64.5%) over 200 games at 60 + 2 against the flagship
+before the clock work and 30 of 30 against reconchess's TroutBot at 120 + 5; the fuller
+spending of 41a7351 (this module's defaults, and the sense's unused share going to the move)
+scored 40.0% (26.9-53.1%) against it over 40 games at 60 + 2 and is kept for long games,
+where the old rule left most of a 900 + 5 clock unused (docs/clock.md).
 """
 
 
@@ -124,7 +170,9 @@ class StockfishMoveSelector:
         max_position_seconds: the longest search of one position.
         search_share: share of the evaluation's seconds given to its searches (the rest pays
             for the Python around them; see `SEARCH_OVERHEAD`).
-        search_overhead: seconds taken off each search's limit for its round trip.
+        search_overhead: seconds taken off each search's limit for its round trip. These three
+            make `search`, the `SearchRule` of every game but those the context calls short
+            (`SHORT_CLOCK_SEARCH`).
         close_margin: candidates scoring within this of the best make a close call.
         engines: how many Stockfish processes (one scoring thread each).
         moves_to_go: the clock is spread over this many future turns.
@@ -169,8 +217,6 @@ class StockfishMoveSelector:
             raise MoveSelectionError(f"boards, candidates and engines must be >= 1, got {boards!r}, {candidates!r}, {engines!r}")
         if not 0.0 <= worst_case_weight <= 1.0:
             raise MoveSelectionError(f"worst_case_weight must be in [0, 1], got {worst_case_weight!r}")
-        if not 0.0 < search_share <= 1.0 or search_overhead < 0.0:
-            raise MoveSelectionError(f"need 0 < search_share <= 1 and search_overhead >= 0, got {search_share!r}, {search_overhead!r}")
         self.boards = boards
         self.candidates = candidates
         self.worst_case_weight = worst_case_weight
@@ -179,9 +225,7 @@ class StockfishMoveSelector:
         self.exposure_penalty = exposure_penalty
         self.threat_boost = threat_boost
         self.max_boards = max(boards, max_boards)
-        self.max_position_seconds = max_position_seconds
-        self.search_share = search_share
-        self.search_overhead = search_overhead
+        self.search = SearchRule(search_share, search_overhead, max_position_seconds)
         self.close_margin = close_margin
         self.moves_to_go = moves_to_go
         self.reserve_seconds = reserve_seconds
@@ -228,6 +272,7 @@ class StockfishMoveSelector:
         budget = context.budget if context.budget is not None else self.budget(seconds_left, context.increment)
         hard = max(budget, context.hard_budget if context.hard_budget is not None else budget)
         color = context.color
+        search = SHORT_CLOCK_SEARCH if context.short_clock else self.search
         panic = seconds_left < self.panic_seconds or (self.search_depth is None and budget < 0.3)
         if panic:
             n_boards = 8
@@ -254,11 +299,11 @@ class StockfishMoveSelector:
         if panic:
             return _pick(move_actions, proxy_score, rng)
 
-        hunt = self.hunt_bonus(boards, weights, move_actions, color, HUNT_SHARE * (budget - (time.monotonic() - started)))
+        hunt = self.hunt_bonus(boards, weights, move_actions, color, HUNT_SHARE * (budget - (time.monotonic() - started)), search)
         remaining = budget - (time.monotonic() - started)
         candidates = self._candidates(boards, move_actions, proxy_score, remaining * 0.3, hunt)
         remaining = budget - (time.monotonic() - started)
-        expected, worst = self._evaluate(outcomes, weights, candidates, color, remaining)
+        expected, worst = self._evaluate(outcomes, weights, candidates, color, remaining, search)
         second_look = self.search_depth is None and hard > budget and self._is_close(expected, worst, hunt[candidates])
         if second_look:
             ranked = np.argsort(-(self._blend(expected, worst) + hunt[candidates]), kind="stable")
@@ -266,7 +311,9 @@ class StockfishMoveSelector:
             more, more_weights = self._sample(belief, 2 * n_boards, rng, color)
             more_outcomes = [[request_outcome(board, move_actions[j]) for j in top] for board in more]
             remaining = hard - (time.monotonic() - started)
-            more_expected, more_worst = self._evaluate(more_outcomes, more_weights, list(range(len(top))), color, remaining)
+            more_expected, more_worst = self._evaluate(
+                more_outcomes, more_weights, list(range(len(top))), color, remaining, search
+            )
             share = len(more) / (len(more) + len(boards))  # pool the two estimates by sample size
             for k, j in enumerate(top):
                 at = candidates.index(j)
@@ -293,14 +340,21 @@ class StockfishMoveSelector:
         return blended
 
     def hunt_bonus(
-        self, boards: list[chess.Board], weights: np.ndarray, move_actions: list[chess.Move], color: Color, seconds: float
+        self,
+        boards: list[chess.Board],
+        weights: np.ndarray,
+        move_actions: list[chess.Move],
+        color: Color,
+        seconds: float,
+        search: SearchRule,
     ) -> np.ndarray:
         """Per move, ``hunt_weight * V(m)`` (`engine_votes` on the `hunt_boards` likeliest boards, searched
-        in `seconds` together) when the material lead calls for a king hunt, else zeros."""
+        in `seconds` together, each at most `search.longest`) when the material lead calls for a
+        king hunt, else zeros."""
         if self.hunt_material is None or not boards or material_lead(boards, weights, color) < self.hunt_material:
             return np.zeros(len(move_actions))
         likeliest = np.argsort(-weights, kind="stable")[: self.hunt_boards]
-        limit = self._limit(max(0.01, min(self.max_position_seconds, seconds / len(likeliest))))
+        limit = self._limit(max(0.01, min(search.longest, seconds / len(likeliest))))
         with self.pool.engine() as engine:
             chosen = [engine.play(boards[i], limit) for i in likeliest]  # a king capture comes first (Engine)
         bonus: np.ndarray = self.hunt_weight * engine_votes(move_actions, chosen, weights[likeliest])
@@ -320,12 +374,13 @@ class StockfishMoveSelector:
         columns: list[int],
         color: Color,
         seconds: float,
+        search: SearchRule,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per column of `outcomes` in `columns`: the weighted mean and the minimum of s(b, m) over the boards, in `seconds`."""
+        """Per column of `outcomes` in `columns`: the weighted mean and the minimum of s(b, m) over the
+        boards, in `seconds`, each search limited by `search`."""
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
-        share = self.search_share * seconds * self.engines / max(1, len(evaluations))
-        per_position = max(0.004, min(self.max_position_seconds, share - self.search_overhead))
-        values = self._values(outcomes, evaluations, color, self._limit(per_position))
+        limit = self._limit(search.limit(seconds * self.engines, len(evaluations)))
+        values = self._values(outcomes, evaluations, color, limit)
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return table @ weights, table.min(axis=1)
 

@@ -83,7 +83,15 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
 
 
 @pytest.mark.parametrize(
-    "settings", [{"boards": 0}, {"candidates": 0}, {"worst_case_weight": 1.5}, {"search_share": 1.25}, {"search_overhead": -0.5}]
+    "settings",
+    [
+        {"boards": 0},
+        {"candidates": 0},
+        {"worst_case_weight": 1.5},
+        {"search_share": 1.25},
+        {"search_overhead": -0.5},
+        {"max_position_seconds": 0.0},
+    ],
 )
 def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
     with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
