@@ -43,8 +43,8 @@ the sense's unused share stays on the clock and the selector keeps its old margi
 (``MoveContext.short_clock``). The fuller spending is what made the flagship use 97% of a
 900 + 5 clock instead of 19-43%, but at 60 + 2 it scored 40.0% (26.9-53.1%) against the
 spending it replaced over 40 games, and at 300 + 5 the old spending already used 87% of the
-clock (docs/clock.md): so it is kept where it is needed, and short games play exactly as the
-flagship that was measured at 60 + 2, 120 + 5 and 300 + 5.
+clock (docs/clock.md): so it is kept where it is needed, and short games play as the flagship
+that was measured at 60 + 2, 120 + 5 and 300 + 5.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,

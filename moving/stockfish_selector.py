@@ -82,9 +82,10 @@ SEARCH_OVERHEAD = 0.003
 Measured on this project's 2-core machine, 20 positions per limit: a search limited to 4 ms took
 7 ms, to 20 ms 22 ms, to 100 ms 102 ms, to 500 ms 500 ms. The evaluation shares its seconds
 as ``search_share * seconds / positions - SEARCH_OVERHEAD`` per position (``search_share`` 0.9:
-the tenth pays for the Python around the searches): at a short clock's many short searches that
-is about what a flat ``0.7 * seconds / positions`` gives (the flagship's rule until 41a7351), and
-at a long clock's few long searches it spends the budget instead of leaving 30% of it unused.
+the tenth pays for the Python around the searches): at many short searches that is about what
+a flat ``0.7 * seconds / positions`` gives (the flagship's rule until 41a7351, still its rule in
+short games: `SHORT_CLOCK_SEARCH`), and at a long clock's few long searches it spends the
+budget instead of leaving 30% of it unused.
 """
 
 
