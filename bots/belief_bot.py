@@ -226,11 +226,10 @@ class BeliefBot(ObservingPlayer):
         self._move_clock = (seconds_left, started)
         if self._allotment is None or self.time_manager is None or self._start_clock is None:
             context = MoveContext(self.color, self.increment)
-        elif self.time_manager.is_long(self._start_clock):
-            allotment = self._allotment.after_sense(self._sense_seconds)
-            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard)
         else:
-            context = MoveContext(self.color, self.increment, self._allotment.move, self._allotment.hard, short_clock=True)
+            long_game = self.time_manager.is_long(self._start_clock)
+            allotment = self._allotment.after_sense(self._sense_seconds) if long_game else self._allotment
+            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard, short_clock=not long_game)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
         except Exception:
