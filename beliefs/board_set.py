@@ -426,9 +426,10 @@ class BoardSet:
         normalised: np.ndarray = self._weights / self._weights.sum()
         return normalised
 
-    def _bits(self, start: int, stop: int) -> np.ndarray:
-        """Shape (rows, 6, 64) uint8: the opponent's piece bits of boards ``start:stop``."""
-        raw = np.ascontiguousarray(self._opp[start:stop]).view(np.uint8).reshape(-1, 6, 8)
+    @staticmethod
+    def _bits(opp: np.ndarray) -> np.ndarray:
+        """Shape (rows, 6, 64) uint8: the opponent's piece bits of the boards whose bitboards are `opp`."""
+        raw = np.ascontiguousarray(opp).view(np.uint8).reshape(-1, 6, 8)
         return np.unpackbits(raw, axis=2, bitorder="little")
 
     def _own_grid(self) -> np.ndarray:
@@ -439,15 +440,16 @@ class BoardSet:
                 grid[square] = t + 1 + offset
         return grid
 
-    def piece_grid(self) -> np.ndarray:
-        """Shape (N, 64) uint8: the marginal channel of every square of every board."""
+    def piece_grid(self, rows: Optional[np.ndarray] = None) -> np.ndarray:
+        """Shape (N, 64) uint8: the marginal channel of every square of every board (of boards `rows` only, if given)."""
         self._require_started()
+        opp = self._opp if rows is None else self._opp[rows]
         offset = 7 if self.color == chess.WHITE else 1
-        grid = np.empty((len(self), 64), dtype=np.uint8)
+        grid = np.empty((len(opp), 64), dtype=np.uint8)
         own = self._own_grid()
-        for start in range(0, len(self), _MARGINAL_ROWS):
-            bits = self._bits(start, start + _MARGINAL_ROWS)
-            channels = np.arange(offset, offset + 6, dtype=np.uint8)[None, :, None]
+        channels = np.arange(offset, offset + 6, dtype=np.uint8)[None, :, None]
+        for start in range(0, len(opp), _MARGINAL_ROWS):
+            bits = self._bits(opp[start : start + _MARGINAL_ROWS])
             grid[start : start + _MARGINAL_ROWS] = own + (bits * channels).sum(axis=1, dtype=np.uint8)
         return grid
 

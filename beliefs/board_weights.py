@@ -107,24 +107,29 @@ class Weighted:
 
     def _grid_and_weights(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cached is None:
-            grid, base = self.inner.piece_grid(), self.inner.weights()
-            log_w = np.asarray(self.weighting.log_weights(grid), dtype=np.float64)
-            if log_w.shape != base.shape or not np.all(np.isfinite(log_w)):
-                raise WeightingError(
-                    f"{type(self.weighting).__name__} gave log weights of shape {log_w.shape} "
-                    f"(finite: {np.isfinite(log_w).all()}) for {base.shape[0]} boards"
-                )
-            weighted = base * np.exp(log_w - log_w.max())
-            weighted /= weighted.sum()
-            self._cached = (grid, (1.0 - self.mix) * weighted + self.mix * base)
+            grid = self.inner.piece_grid()
+            self._cached = (grid, self.reweigh(grid, self.inner.weights()))
         return self._cached
+
+    def reweigh(self, grid: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """``b_w`` of the boards of `grid` whose unweighted probabilities are `base` (renormalised over them).
+
+        Raises:
+            WeightingError: the weighting's log weights are not finite, one per board.
+        """
+        log_w = np.asarray(self.weighting.log_weights(grid), dtype=np.float64)
+        if log_w.shape != base.shape or not np.all(np.isfinite(log_w)):
+            raise WeightingError(
+                f"{type(self.weighting).__name__} gave log weights of shape {log_w.shape} "
+                f"(finite: {np.isfinite(log_w).all()}) for {base.shape[0]} boards"
+            )
+        weighted = base * np.exp(log_w - log_w.max())
+        mixed: np.ndarray = (1.0 - self.mix) * weighted / weighted.sum() + self.mix * base / base.sum()
+        return mixed
 
     def marginals(self) -> np.ndarray:
         """Shape (64, 13): the weighted boards' marginals (exact over the wrapped belief's boards)."""
-        grid, weights = self._grid_and_weights()
-        cells = (np.arange(64) * N_CHANNELS + grid).ravel()
-        counts = np.bincount(cells, weights=np.repeat(weights, 64), minlength=64 * N_CHANNELS)
-        return counts.reshape(64, N_CHANNELS)
+        return grid_marginals(*self._grid_and_weights())
 
     def entropy(self) -> float:
         """Shannon entropy of the weighted boards, in bits."""
@@ -173,6 +178,13 @@ class _StreamFollower:
 
     def copy_into(self, other: _StreamFollower) -> None:
         other.color, other.turn = self.color, self.turn
+
+
+def grid_marginals(grid: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Shape (64, 13): the marginals of boards `grid` (N, 64) with probabilities `weights` (N,)."""
+    cells = (np.arange(64) * N_CHANNELS + grid).ravel()
+    counts = np.bincount(cells, weights=np.repeat(weights, 64), minlength=64 * N_CHANNELS)
+    return counts.reshape(64, N_CHANNELS)
 
 
 def grid_board(row: np.ndarray, turn: chess.Color) -> chess.Board:

@@ -10,10 +10,10 @@ predicts, per square, the opponent's piece there. That gives two things:
 
   ``p_t`` the network's marginals after event ``t``; the floor keeps every consistent board
   possible whatever the network says (against an opponent it never saw, too).
-- `NeuralPosterior`, a `Belief`: `marginals` are the network's (constant time, whatever the
-  size of the board set; our own squares, and the squares seen since the opponent last
-  moved, certain) once the set holds more than `EXACT_BELOW` boards, and the weighted set's
-  below that (exact under the network's weighting, and as cheap: see `EXACT_BELOW`);
+- `NeuralPosterior`, a `Belief`: `marginals` are the weighted set's up to `EXACT_BELOW`
+  boards (exact under the network's weighting, and cheap: see `EXACT_BELOW`), and above that
+  those of a fixed-size sample of the set weighted alike, blended with the network's own
+  (cost independent of the set's size: `sampled_marginals`);
   everything about boards comes from a capped, unweighted
   `BoardSet` (no opponent-move model: the network is the opponent model) weighted by `LearnedPrior`:
 
@@ -41,7 +41,7 @@ from blindchess.arbiter.observations import GameStarted, Observation
 
 from .base import N_CHANNELS, NotInitialisedError
 from .board_set import BoardSet
-from .board_weights import Weighted, WeightingError
+from .board_weights import Weighted, WeightingError, grid_marginals
 from .encoding import StreamEncoder, relative_square
 from .neural_model import PosteriorNet, default_model
 
@@ -58,8 +58,13 @@ at most 5,000 x 64 cells, about 2 ms (the network's step is about 1 ms), and the
 constraint the set does (which squares a piece seen two turns ago can have reached), where the
 network only learned them approximately: on sets of 101-1,000 boards of held-out games the
 weighted set's per-square cross-entropy of the truth was 13.3 bits a board against the
-network's 18.0 and the uniform set's 14.8 (docs/neural.md). Above it the network's, in
-constant time."""
+network's 18.0 and the uniform set's 14.8 (docs/neural.md). Above it, a sample of as many of
+the set's boards (`sampled_marginals`), for the same reason."""
+
+NETWORK_SHARE = 0.01
+"""The network's share in `sampled_marginals`: it keeps every class the network
+thinks possible above zero (the sample may miss the truth's class on a square) at a cost of at
+most ``-log2(0.99)``, 0.015 bits, on a square the sample gets right."""
 
 _ABSOLUTE = np.array([relative_square(square, chess.BLACK) for square in range(64)])
 """Relative square of each absolute square for Black (White's is the identity)."""
@@ -153,8 +158,9 @@ class NeuralPosterior(Weighted):
         max_boards: the cap of the board set behind `sample`, membership and size.
         floor, temperature: the `LearnedPrior` settings.
         mix: share of the unweighted set kept in the board weights.
-        exact_below: the largest set whose own (weighted) marginals `marginals` returns; 1 for
-            the network's whenever more than one board is left.
+        exact_below: the largest set whose own (weighted) marginals `marginals` returns.
+        sampled_boards: above `exact_below`, how many of the set's boards `sampled_marginals`
+            reads; 0 for the network's marginals alone.
     """
 
     def __init__(
@@ -165,11 +171,15 @@ class NeuralPosterior(Weighted):
         temperature: float = DEFAULT_TEMPERATURE,
         mix: float = 0.05,
         exact_below: int = EXACT_BELOW,
+        sampled_boards: int = EXACT_BELOW,
     ) -> None:
         if exact_below < 1:
             raise WeightingError(f"need exact_below >= 1 (a single board's marginals are that board), got {exact_below!r}")
+        if sampled_boards < 0:
+            raise WeightingError(f"need sampled_boards >= 0 (0: the network's marginals), got {sampled_boards!r}")
         super().__init__(BoardSet(max_boards=max_boards, move_model=None), LearnedPrior(model, floor, temperature), mix)
         self.exact_below = exact_below
+        self.sampled_boards = sampled_boards
 
     @property
     def prior(self) -> LearnedPrior:
@@ -177,11 +187,40 @@ class NeuralPosterior(Weighted):
         return self.weighting
 
     def marginals(self) -> np.ndarray:
-        """The weighted set's marginals up to `exact_below` boards, else the network's (constant time)."""
+        """The weighted set's marginals up to `exact_below` boards, else a fixed-size sample's (see `sampled_marginals`)."""
         if len(self) <= self.exact_below:
             return self.support_marginals()
-        return self.prior.marginals()
+        if self.sampled_boards == 0:
+            return self.prior.marginals()
+        return self.sampled_marginals()
+
+    def sampled_marginals(self) -> np.ndarray:
+        """`sampled_marginals` of this belief: `sampled_boards` of its boards, blended with the network's."""
+        return sampled_marginals(self, self.prior.marginals(), self.sampled_boards)
 
     def support_marginals(self) -> np.ndarray:
         """The weighted board set's exact marginals (linear in its size)."""
         return super().marginals()
+
+
+def sampled_marginals(belief: Weighted, network: np.ndarray, boards: int) -> np.ndarray:
+    """The marginals of `belief` (a weighted `BoardSet`) estimated from `boards` of its boards, blended with `network`.
+
+    The sample is systematic (`boards` boards evenly spaced through the set, all of them if it
+    holds fewer; the same set gives the same marginals) and weighted as the whole set would be,
+    ``b_w(s)`` of `Weighted` renormalised over the sample: a self-normalised estimate of the
+    weighted set's marginals whose cost does not grow with the set (beyond slicing its weight
+    vector). A class no sampled board has on a square would get probability zero, so
+    `NETWORK_SHARE` of the network's marginals is blended in::
+
+        p(sq, c) = (1 - NETWORK_SHARE) p_sample(sq, c) + NETWORK_SHARE p_net(sq, c)
+    """
+    inner = belief.inner
+    if not isinstance(inner, BoardSet):
+        raise WeightingError(f"sampled marginals read a BoardSet's boards, not a {type(inner).__name__}'s")
+    size = max(1, min(boards, len(inner)))
+    rows = np.linspace(0, len(inner) - 1, num=size).round().astype(np.int64)
+    grid = inner.piece_grid(rows)
+    sample = grid_marginals(grid, belief.reweigh(grid, inner.weights()[rows]))
+    blended: np.ndarray = (1.0 - NETWORK_SHARE) * sample + NETWORK_SHARE * network
+    return blended

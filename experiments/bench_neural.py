@@ -22,9 +22,9 @@ one placement):
   al.'s measure; uniform's is k/|B|);
 * the per-square cross-entropy of ``s*`` (bits per board, smoothed as in
   `blindchess.beliefs.calibration.cross_entropy`) under the exact uniform set's marginals, the
-  learned-weighted set's (`NeuralPosterior.support_marginals`, what its samples follow, and its
-  `marginals` up to `EXACT_BELOW` boards) and the network's own (its `marginals` above that,
-  constant time);
+  learned-weighted set's (`NeuralPosterior.support_marginals`, what its samples follow),
+  `NeuralPosterior.marginals`' (the learned set's up to `EXACT_BELOW` boards, above that
+  `sampled_marginals` of as many boards) and the network's own;
 * the time of one `LearnedPrior` update (one GRU step, one torch thread).
 
 Results are bucketed by |B|. Tables print as Markdown::
@@ -51,12 +51,14 @@ from blindchess.arbiter.observations import GameEnded, Observation, OpponentMove
 from blindchess.beliefs import BoardSet, LearnedPrior, StockfishSigmoid, Weighted
 from blindchess.beliefs.calibration import cross_entropy, truth_channels
 from blindchess.beliefs.neural_model import PosteriorNet, default_model, load_model
-from blindchess.beliefs.neural_posterior import DEFAULT_TEMPERATURE
+from blindchess.beliefs.neural_posterior import DEFAULT_TEMPERATURE, EXACT_BELOW, sampled_marginals
 from blindchess.learning.examples import held_out
 from blindchess.learning.generate import DEFAULT_MIX, GameSpec, game_id, pairing, play_game
 
 BUCKETS = ((1, 1), (2, 10), (11, 100), (101, 1000), (1001, 10_000), (10_001, 10**12))
 METHODS = ("uniform", "moves", "stockfish", "learned")
+MARGINALS = ("uniform set", "learned set", "NeuralPosterior", "network")
+"""The marginals whose cross-entropy of the truth is measured (see the module docstring)."""
 LARGE = 100
 """Sets of more than this many boards are also summed per opponent (the acceptance targets' sets)."""
 
@@ -70,21 +72,17 @@ class Bucket:
     top1: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     top5: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     counted: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    ce_uniform: float = 0.0
-    ce_learned_set: float = 0.0
-    ce_neural: float = 0.0
+    cross_entropy: np.ndarray = field(default_factory=lambda: np.zeros(len(MARGINALS)))
 
-    def add(self, per_placement: dict[str, np.ndarray], truth_placement: int, cross_entropies: tuple[float, float, float]) -> None:
-        """One decision point: each weighting's probability per placement, and the three cross-entropies."""
+    def add(self, per_placement: dict[str, np.ndarray], truth_placement: int, cross_entropies: Sequence[float]) -> None:
+        """One decision point: each weighting's probability per placement, and the cross-entropy under each of `MARGINALS`."""
         self.points += 1
         for name, by_placement in per_placement.items():
             self.bits[name] += -math.log2(by_placement[truth_placement])
             self.top1[name] += top_k(by_placement, truth_placement, 1)
             self.top5[name] += top_k(by_placement, truth_placement, 5)
             self.counted[name] += 1
-        self.ce_uniform += cross_entropies[0]
-        self.ce_learned_set += cross_entropies[1]
-        self.ce_neural += cross_entropies[2]
+        self.cross_entropy += cross_entropies
 
     def merge(self, other: Bucket) -> None:
         """Add `other`'s sums to this bucket's."""
@@ -94,9 +92,7 @@ class Bucket:
             self.top1[name] += other.top1[name]
             self.top5[name] += other.top5[name]
             self.counted[name] += other.counted[name]
-        self.ce_uniform += other.ce_uniform
-        self.ce_learned_set += other.ce_learned_set
-        self.ce_neural += other.ce_neural
+        self.cross_entropy += other.cross_entropy
 
     def mean(self, values: dict[str, float], name: str) -> str:
         return f"{values[name] / self.counted[name]:.2f}" if self.counted[name] else "-"
@@ -187,9 +183,9 @@ def score_stream(
             weightings["stockfish"] = Weighted(exact, stockfish, mix=0.0).weights()
         per_placement = {name: np.bincount(placement_of, weights=w, minlength=len(placements)) for name, w in weightings.items()}
         per_placement["moves"] = by_placement_of(moves, placements)
-        cross_entropies = (
-            cross_entropy(exact.marginals(), truth), cross_entropy(learned.marginals(), truth), cross_entropy(prior.marginals(), truth)
-        )
+        learned_set, network = learned.marginals(), prior.marginals()
+        neural = learned_set if n <= EXACT_BELOW else sampled_marginals(learned, network, EXACT_BELOW)
+        cross_entropies = [cross_entropy(marginals, truth) for marginals in (exact.marginals(), learned_set, neural, network)]
         bucket.add(per_placement, truth_placement, cross_entropies)
         if n > LARGE:
             large.add(per_placement, truth_placement, cross_entropies)
@@ -232,8 +228,8 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         f"### {title}",
         "",
         "| set size | points | -log2 P: uniform | moves | stockfish | learned | top-1: uniform | moves | stockfish | learned "
-        "| top-5: uniform | moves | stockfish | learned | CE bits/board: uniform set | learned set | network |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| top-5: uniform | moves | stockfish | learned | CE bits/board: " + " | ".join(MARGINALS) + " |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in BUCKETS:
         bucket = buckets.get(key)
@@ -243,7 +239,7 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         cells = [label, str(bucket.points)]
         for values in (bucket.bits, bucket.top1, bucket.top5):
             cells += [bucket.mean(values, name) for name in METHODS]
-        cells += [f"{ce / bucket.points:.2f}" for ce in (bucket.ce_uniform, bucket.ce_learned_set, bucket.ce_neural)]
+        cells += [f"{ce / bucket.points:.2f}" for ce in bucket.cross_entropy]
         lines.append("| " + " | ".join(cells) + " |")
     ms = np.array(times or [math.nan]) * 1e3
     lines += [
@@ -255,8 +251,8 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
         f" stockfish only on sets of at most --stockfish-max boards):",
         "",
         "| opponent | points | -log2 P: uniform | moves | stockfish | learned | learned / uniform "
-        "| CE bits/board: uniform set | learned set | network |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| CE bits/board: " + " | ".join(MARGINALS) + " |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     total = Bucket()
     for name, bucket in [*sorted(large.items()), ("all", total)]:
@@ -266,7 +262,7 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
             continue
         ratio = (bucket.bits["learned"] / bucket.bits["uniform"]) if bucket.bits["uniform"] else math.nan
         cells = [name, str(bucket.points), *(bucket.mean(bucket.bits, method) for method in METHODS), f"{ratio:.2f}"]
-        cells += [f"{ce / bucket.points:.2f}" for ce in (bucket.ce_uniform, bucket.ce_learned_set, bucket.ce_neural)]
+        cells += [f"{ce / bucket.points:.2f}" for ce in bucket.cross_entropy]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join([*lines, ""])
 

@@ -33,9 +33,10 @@ import argparse
 import logging
 import math
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 import chess
 import chess.engine
@@ -50,6 +51,17 @@ from blindchess.learning.generate import CHEAP_SETTINGS, DEFAULT_MIX, GameSpec, 
 
 EPSILONS = (1.0, 0.5, 0.2)
 """The oracle's mixing weights: 1.0 is the uniform-move model."""
+
+
+def naive_view(board: chess.Board, observer_pieces: dict[chess.Square, chess.Piece]) -> chess.Board:
+    """`board` as its side to move would see it: its own pieces as they are, the observer's at `observer_pieces`."""
+    mover = board.turn
+    view = chess.Board(None)
+    view.set_piece_map({**observer_pieces, **board.piece_map(mask=board.occupied_co[mover])})
+    view.turn = mover
+    view.castling_rights = board.castling_rights
+    view.castling_rights = view.clean_castling_rights()
+    return view
 
 
 class EnginePolicy:
@@ -79,26 +91,22 @@ class EnginePolicy:
         self.answers: dict[str, Optional[chess.Move]] = {} if answers is None else answers  # shared between policies
         self.observer_pieces: list[dict[chess.Square, chess.Piece]] = []
 
-    def record(self, observer: chess.Color, board: chess.Board) -> None:
-        """The observer's pieces on `board` (after its move, or at the start) join the history the naive view reads."""
+    def record(self, observer: chess.Color, board: chess.Board, capture: Optional[chess.Square] = None) -> None:
+        """The observer's pieces on `board` (after its move, where it captured, or at the start) join the history the views read."""
         self.observer_pieces.append(board.piece_map(mask=board.occupied_co[observer]))
 
     def view(self, board: chess.Board) -> chess.Board:
         """The board the opponent's engine is asked on (`board` itself when `lag` is 0)."""
         if self.lag == 0 or not self.observer_pieces:
             return board
-        past = self.observer_pieces[0 if self.lag is None else max(0, len(self.observer_pieces) - 1 - self.lag)]
-        mover = board.turn
-        view = chess.Board(None)
-        view.set_piece_map({**past, **board.piece_map(mask=board.occupied_co[mover])})
-        view.turn = mover
-        view.castling_rights = board.castling_rights
-        view.castling_rights = view.clean_castling_rights()
-        return view
+        return naive_view(board, self.observer_pieces[0 if self.lag is None else max(0, len(self.observer_pieces) - 1 - self.lag)])
 
     def engine_move(self, board: chess.Board) -> Optional[chess.Move]:
         """The outcome on `board` of the engine's request on `view(board)` (None when it passes or has no move)."""
-        asked = self.view(board)
+        return self.ask(board, self.view(board))
+
+    def ask(self, board: chess.Board, asked: chess.Board) -> Optional[chess.Move]:
+        """The outcome on `board` of the engine's request on `asked`."""
         key = asked.fen()
         if key not in self.answers:
             self.answers[key] = king_capture(asked) or self.engine.play(asked, self.limit)
@@ -108,8 +116,88 @@ class EnginePolicy:
         return rules.revise_move(board, rules.with_default_promotion(board, request))
 
     def __call__(self, board: chess.Board, outcomes: list[Optional[chess.Move]]) -> np.ndarray:
+        if self.eps == 1.0:  # the uniform model: no need to ask
+            return np.ones(len(outcomes))
         best = self.engine_move(board)
         return np.array([self.eps / len(outcomes) + (1.0 - self.eps) * (move == best) for move in outcomes])
+
+
+class SampledViewPolicy(EnginePolicy):
+    """The oracle asked on `samples` simulated boards of a trout-like opponent, averaged.
+
+    Trout's board is ours where its senses last showed them (or where they started): it senses
+    where it was just captured, else mostly at random. Each sample keeps such a board of the
+    observer's pieces: at each of the opponent's turns it senses where the observer just
+    captured, else at a uniformly random square, and the window shows the observer's pieces as
+    they then stood (known to the observer). On a parent ``s`` sample ``k``'s view is the
+    opponent's pieces of ``s`` over sample ``k``'s board of ours, and::
+
+        pi(m | s) = (1 - eps) (1/K) sum_k [m = revise(s, stockfish(view_k(s)))] + eps / |M(s)|
+
+    This is what a bot that knows trout's program, but not where its random senses fell, can
+    compute; the senses of different turns are drawn independently, per turn (not per path).
+    Trout's sense at the square its next move would capture depends on the board and is drawn
+    at random here.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        limit: chess.engine.Limit,
+        eps: float,
+        answers: dict[str, Optional[chess.Move]],
+        samples: int,
+        rng: np.random.Generator,
+    ) -> None:
+        super().__init__(engine, limit, eps, answers, lag=0)
+        self.samples, self.rng = samples, rng
+        self.boards: list[dict[chess.Square, chess.Piece]] = []
+
+    def record(self, observer: chess.Color, board: chess.Board, capture: Optional[chess.Square] = None) -> None:
+        super().record(observer, board, capture)
+        pieces = self.observer_pieces[-1]
+        if not self.boards:
+            self.boards = [dict(pieces) for _ in range(self.samples)]
+            if observer == chess.WHITE:
+                return  # White moves before the opponent's first sense
+        for seen in self.boards:
+            centre = capture if capture is not None else int(self.rng.integers(64))
+            for square, _ in rules.sense_window(board, centre):
+                seen.pop(square, None)
+                if square in pieces:
+                    seen[square] = pieces[square]
+
+    def __call__(self, board: chess.Board, outcomes: list[Optional[chess.Move]]) -> np.ndarray:
+        share = np.zeros(len(outcomes))
+        for seen in self.boards:
+            best = self.ask(board, naive_view(board, seen))
+            share += [(move == best) / len(self.boards) for move in outcomes]
+        return self.eps / len(outcomes) + (1.0 - self.eps) * share
+
+
+class RandomMoverPolicy:
+    """The random bot's own policy, an `OpponentPolicy`: the exact posterior against it, the floor of every weighting.
+
+    `RandomBot` requests each of ``move_actions(s)`` or a pass with probability
+    ``1 / (|move_actions(s)| + 1)``, whatever it has seen, so an outcome ``m`` of its turn on
+    ``s`` has probability ``#{a : revise(s, a) = m} / (|move_actions(s)| + 1)`` (a blocked
+    slide and the capture it is cut short to are one outcome; a request illegal on ``s`` is a
+    pass). Nothing else the observer sees depends on the hidden board except through the
+    outcomes, so the set weighted by this policy is the Bayes posterior against the random bot:
+    no weighting has a lower mean ``-log2 P(truth)`` in expectation. (`BoardSet`'s uniform
+    model gives every outcome one share instead.)
+    """
+
+    def record(self, observer: chess.Color, board: chess.Board, capture: Optional[chess.Square] = None) -> None:
+        """Nothing to follow: the random bot's moves do not depend on what it saw."""
+
+    def __call__(self, board: chess.Board, outcomes: list[Optional[chess.Move]]) -> np.ndarray:
+        requests: list[Optional[chess.Move]] = [*rules.move_actions(board), None]
+        taken = Counter(rules.request_outcome(board, move).taken for move in requests)
+        scores = np.array([taken.pop(move, 0) for move in outcomes], dtype=np.float64)
+        if taken:
+            raise ValueError(f"requests on {board.fen()} lead to outcomes the set does not list: {sorted(map(str, taken))}")
+        return scores / len(requests)
 
 
 @dataclass(frozen=True)
@@ -124,7 +212,7 @@ def score_stream(
     color: chess.Color,
     events: Sequence[Observation],
     truths: Sequence[chess.Board],
-    policies: Sequence[EnginePolicy],
+    policies: Sequence[Union[EnginePolicy, RandomMoverPolicy]],
     min_boards: int,
     cap: int,
 ) -> Iterator[Point]:
@@ -139,8 +227,9 @@ def score_stream(
         for belief in sets:
             belief.update(event)
         if isinstance(event, (GameStarted, MoveResult)):  # every board agrees on the observer's pieces
+            capture = event.capture_square if isinstance(event, MoveResult) else None
             for policy in policies:
-                policy.record(color, sets[0].boards()[0])
+                policy.record(color, sets[0].boards()[0], capture)
         size = len(sets[0])
         if size > cap:
             return
@@ -187,14 +276,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--opponent", default="trout", help="the bot whose moves the oracle predicts (default trout)")
     parser.add_argument("--nodes", type=int, help="the oracle's node limit (default: the opponent's own in the data mix)")
     parser.add_argument("--lags", default="0,2,start", help="views: 0 the true board, k or 'start' the naive view (default 0,2,start)")
+    parser.add_argument("--samples", type=int, default=0, help="also the sampled-board oracle with this many boards (default 0: off)")
     parser.add_argument("--min-boards", type=int, default=100)
     parser.add_argument("--cap", type=int, default=3000, help="stop a stream when its exact set holds more boards (default 3000)")
     args = parser.parse_args(argv)
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     nodes = args.nodes or CHEAP_SETTINGS.get(args.opponent, {}).get("limit", {}).get("nodes", 2000)
     limit = chess.engine.Limit(nodes=nodes)
-    lags = [_lag(text) for text in args.lags.split(",")]
+    lags = [] if args.opponent == "random" else [_lag(text) for text in args.lags.split(",")]
     columns = [(0, 1.0)] + [(lag, eps) for lag in lags for eps in EPSILONS if eps < 1.0]
+    names = ["uniform moves (eps 1, `BoardSet`'s default model)"]
+    names += [f"engine on {_view_name(lag)}, eps {eps}" for lag, eps in columns[1:]]
+    sampled_eps = [eps for eps in EPSILONS if eps < 1.0] if args.samples and args.opponent != "random" else []
+    names += [f"engine on {args.samples} sampled boards of a trout-like opponent, eps {eps}" for eps in sampled_eps]
+    if args.opponent == "random":
+        names.append("the random bot's own policy (the exact posterior)")
     points: list[Point] = []
     hit = dict.fromkeys(lags, 0)
     requests = 0
@@ -203,20 +299,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         played, index = 0, -1
         while played < args.games:
             index += 1
-            game, names = play_game(GameSpec(index, args.seed, tuple(args.mix.split(","))))
-            if args.opponent not in names:
+            game, players = play_game(GameSpec(index, args.seed, tuple(args.mix.split(","))))
+            if args.opponent not in players:
                 continue
             played += 1
-            for color, opponent in ((chess.WHITE, names[1]), (chess.BLACK, names[0])):
+            for color, opponent in ((chess.WHITE, players[1]), (chess.BLACK, players[0])):
                 if opponent != args.opponent:
                     continue
-                policies = [EnginePolicy(engine, limit, eps, answers, lag) for lag, eps in columns]
+                policies: list[Union[EnginePolicy, RandomMoverPolicy]] = [
+                    EnginePolicy(engine, limit, eps, answers, lag) for lag, eps in columns
+                ]
+                policies += [  # the same sampled boards for every eps
+                    SampledViewPolicy(engine, limit, eps, answers, args.samples, np.random.default_rng((args.seed, index, int(color))))
+                    for eps in sampled_eps
+                ]
+                if args.opponent == "random":
+                    policies.append(RandomMoverPolicy())
                 points.extend(score_stream(color, game.events[color], game.truth[color], policies, args.min_boards, args.cap))
-                for lag in lags:
-                    h, n = hits(not color, game.events[not color], game.truth[not color], EnginePolicy(engine, limit, 0.5, answers, lag))
+                theirs = (not color, game.events[not color], game.truth[not color])
+                counts = [hits(*theirs, EnginePolicy(engine, limit, 0.5, answers, lag)) for lag in lags]
+                for lag, (h, _) in zip(lags, counts, strict=True):
                     hit[lag] += h
-                requests += n
-            print(f"  game {index}: {names[0]} vs {names[1]}, {len(points)} points", file=sys.stderr, flush=True)
+                requests += counts[0][1] if counts else 0
+            print(f"  game {index}: {players[0]} vs {players[1]}, {len(points)} points", file=sys.stderr, flush=True)
     if not points:
         print("no decision point in range", file=sys.stderr)
         return 1
@@ -229,8 +334,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print("| weighting | -log2 P(truth) | / uniform set |")
     print("|---|---|---|")
     print(f"| uniform set | {means[0]:.2f} | 1.00 |")
-    for (lag, eps), mean in zip(columns, means[1:], strict=True):
-        name = "uniform moves (eps 1)" if eps == 1.0 else f"engine on {_view_name(lag)}, eps {eps}"
+    for name, mean in zip(names, means[1:], strict=True):
         print(f"| {name} | {mean:.2f} | {mean / means[0]:.2f} |")
     return 0
 

@@ -8,6 +8,8 @@ from typing import Union
 import chess
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import (
@@ -23,6 +25,7 @@ from blindchess.beliefs import (
 )  # fmt: skip
 from blindchess.beliefs.board_weights import grid_board
 from blindchess.beliefs.calibration import truth_channels
+from blindchess.beliefs.neural_posterior import NETWORK_SHARE
 from blindchess.beliefs.random_games import play_random_game
 
 GAME = play_random_game(np.random.default_rng(4), full_turn_limit=4)
@@ -128,7 +131,7 @@ def test_the_truth_keeps_positive_probability_under_the_learned_prior() -> None:
 
 
 def test_neural_posterior_marginals_are_the_network_s_with_our_pieces_certain() -> None:
-    belief = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.BLACK, 9)
+    belief = _fed(NeuralPosterior(max_boards=None, exact_below=1, sampled_boards=0), chess.BLACK, 9)
     marginals = belief.marginals()
     np.testing.assert_array_equal(marginals, belief.prior.marginals())  # type: ignore[attr-defined]  # the network's prior rides on this Weighted
     own = belief.inner.board(0)
@@ -158,10 +161,37 @@ def test_neural_posterior_marginals_are_the_weighted_set_s_up_to_exact_below_boa
         if isinstance(event, GameEnded):
             break
         belief.update(event)
-        expected = belief.support_marginals() if len(belief) <= 20 else belief.prior.marginals()
+        expected = belief.support_marginals() if len(belief) <= 20 else belief.sampled_marginals()
         np.testing.assert_array_equal(belief.marginals(), expected)
         sizes.append(len(belief))
     assert min(sizes) <= 20 < max(sizes)  # both sides of the threshold were seen
+
+
+def test_a_sample_as_large_as_the_set_gives_the_weighted_set_s_marginals_blended_with_the_network_s() -> None:
+    belief = NeuralPosterior(max_boards=None, exact_below=1, sampled_boards=10**6)
+    _fed(belief, chess.WHITE, 9)
+    assert len(belief) > 100
+    blended = (1 - NETWORK_SHARE) * belief.support_marginals() + NETWORK_SHARE * belief.prior.marginals()
+    np.testing.assert_allclose(belief.marginals(), blended, atol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sampled=st.integers(1, 400))
+def test_sampled_marginals_estimate_the_weighted_set_s_and_keep_the_truth_possible(sampled: int) -> None:
+    belief = SAMPLED_BELIEF.copy()
+    assert isinstance(belief, NeuralPosterior)
+    belief.sampled_boards = sampled
+    marginals, exact = belief.marginals(), belief.support_marginals()
+    np.testing.assert_allclose(marginals.sum(axis=1), 1.0)
+    truth = truth_channels(GAME.truth[chess.WHITE][8])
+    assert (marginals[np.arange(64), truth] > 0).all()  # the blend keeps every class the network allows
+    # a weighted sample of n boards errs by the order of 1/sqrt(n) (an unweighted one is 0.33 off from 50 boards on)
+    assert np.abs(marginals - exact).max() <= 0.01 + 2 / np.sqrt(sampled)
+    if sampled >= len(belief):
+        assert np.abs(marginals - exact).max() <= 0.01 + 1e-12
+
+
+SAMPLED_BELIEF = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.WHITE, 9)
 
 
 def test_stockfish_sigmoid_prefers_boards_good_for_the_opponent() -> None:
@@ -189,5 +219,7 @@ def test_settings_are_checked() -> None:
         LearnedPrior(floor=0.0)
     with pytest.raises(WeightingError, match="exact_below"):
         NeuralPosterior(exact_below=0)
+    with pytest.raises(WeightingError, match="sampled_boards"):
+        NeuralPosterior(sampled_boards=-1)
     with pytest.raises(WeightingError, match="cannot be weighted"):
         weighted(NeuralPosterior().prior, PawnCount())  # type: ignore[arg-type]

@@ -21,7 +21,14 @@ from blindchess.beliefs.move_model import MoveModelError
 from blindchess.beliefs.random_games import play_random_game
 from blindchess.beliefs.reference import OpponentPolicy, ReferenceBoardSet
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.engine_policy_ceiling import EnginePolicy, hits, main, score_stream
+from blindchess.experiments.engine_policy_ceiling import (
+    EnginePolicy,
+    RandomMoverPolicy,
+    SampledViewPolicy,
+    hits,
+    main,
+    score_stream,
+)
 
 LIMIT = chess.engine.Limit(nodes=200)
 
@@ -163,6 +170,44 @@ def test_hits_pairs_each_request_with_the_board_before_it(engine: Engine) -> Non
     assert hits(color, events, truths, never) == (0, len(requests))
 
 
+def test_the_random_bot_s_policy_counts_the_requests_behind_each_outcome() -> None:
+    board = chess.Board("4k3/8/8/8/p7/8/1P6/R3K3 w - - 0 1")  # the rook's slides past a4 stop there, capturing
+    outcomes: list[Optional[chess.Move]] = [None]
+    for move in rules.move_actions(board):
+        taken = rules.revise_move(board, rules.with_default_promotion(board, move))
+        if taken is not None and taken not in outcomes:
+            outcomes.append(taken)
+    scores = RandomMoverPolicy()(board, outcomes) * (len(rules.move_actions(board)) + 1)
+    assert scores.sum() == pytest.approx(len(rules.move_actions(board)) + 1)
+    count = dict(zip(outcomes, np.rint(scores).astype(int).tolist(), strict=True))
+    assert count[chess.Move.from_uci("a1a4")] == 5  # a1a4 and the four requests beyond it
+    assert count[chess.Move.from_uci("a1a3")] == 1
+    assert count[None] == 1 + 2  # the pass and the two diagonal pawn requests with nothing to take
+    with pytest.raises(ValueError, match="does not list"):
+        RandomMoverPolicy()(board, [None])
+
+
+def test_sampled_boards_show_the_observers_pieces_where_their_senses_saw_them(engine: Engine) -> None:
+    start, after = chess.Board(), chess.Board()
+    after.push_uci("e2e4")
+    after.push_uci("e7e5")
+    after.push_uci("d1h5")  # White, the observer, moved twice; Black to move
+    policy = SampledViewPolicy(engine, LIMIT, 0.5, {}, samples=40, rng=np.random.default_rng(0))
+    policy.record(chess.WHITE, start)
+    assert all(seen == start.piece_map(mask=start.occupied_co[chess.WHITE]) for seen in policy.boards)  # nothing sensed yet
+    policy.record(chess.WHITE, after)
+    now = after.piece_map(mask=after.occupied_co[chess.WHITE])
+    was = start.piece_map(mask=start.occupied_co[chess.WHITE])
+    for seen in policy.boards:  # each piece where it stands or where it started (both, as trout's ghosts, if only one was sensed)
+        assert all(now.get(square) == piece or was.get(square) == piece for square, piece in seen.items())
+    assert len({tuple(sorted(seen)) for seen in policy.boards}) > 1  # the senses fell in different places
+    policy.record(chess.WHITE, after, capture=chess.H6)  # a capture next to h5: every sample senses there
+    assert all(seen.get(chess.H5) == chess.Piece(chess.QUEEN, chess.WHITE) for seen in policy.boards)
+    outcomes: list[Optional[chess.Move]] = [None, *after.legal_moves]
+    scores = policy(after, outcomes)
+    assert scores.sum() == pytest.approx(1.0) and scores.min() >= 0.5 / len(outcomes) - 1e-12
+
+
 def test_the_command_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
     settings = ["--games", "1", "--mix", "random,attacker", "--opponent", "attacker", "--nodes", "50", "--min-boards", "1", "--cap", "300"]
     status = main(settings)
@@ -170,3 +215,8 @@ def test_the_command_prints_its_table(capsys: pytest.CaptureFixture[str]) -> Non
     assert status == 0
     assert "decision points facing attacker" in out
     assert "| engine on the naive view, observer's pieces at the start, eps 0.2 |" in out
+    assert main(["--games", "1", "--mix", "random,trout", "--opponent", "random", "--min-boards", "1", "--cap", "300"]) == 0
+    assert "| the random bot's own policy (the exact posterior) |" in capsys.readouterr().out
+    with_samples = ["--games", "1", "--mix", "random,trout", "--opponent", "trout", "--nodes", "50", "--samples", "2"]
+    assert main([*with_samples, "--lags", "0", "--min-boards", "1", "--cap", "300"]) == 0
+    assert "| engine on 2 sampled boards of a trout-like opponent, eps 0.2 |" in capsys.readouterr().out
