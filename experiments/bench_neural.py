@@ -25,7 +25,9 @@ one placement):
   learned-weighted set's (`NeuralPosterior.support_marginals`, what its samples follow),
   `NeuralPosterior.marginals`' (the learned set's up to `EXACT_BELOW` boards, above that
   `sampled_marginals` of as many boards) and the network's own;
-* the time of one `LearnedPrior` update (one GRU step, one torch thread).
+* the time of one `LearnedPrior` update (one GRU step, one torch thread), and on sets of more
+  than `EXACT_BELOW` boards the time of `NeuralPosterior.marginals` (the sample) against the
+  whole weighted set's marginals, both from a fresh weighting of the set.
 
 Results are bucketed by |B|. Tables print as Markdown::
 
@@ -162,13 +164,13 @@ def score_stream(
     moves: BoardSet,
     buckets: dict[tuple[int, int], Bucket],
     large: Bucket,
-    times: list[float],
+    times: dict[str, list[float]],
     args: argparse.Namespace,
 ) -> None:
     def timed_prior(event: Observation) -> None:
         started = time.monotonic()
         prior.update(event)
-        times.append(time.monotonic() - started)
+        times["update"].append(time.monotonic() - started)
 
     for point in decision_points(events, truths, (timed_prior, stockfish.update, moves.update), args.exact_cap):
         exact, truth, placements, placement_of, truth_placement = (
@@ -184,7 +186,14 @@ def score_stream(
         per_placement = {name: np.bincount(placement_of, weights=w, minlength=len(placements)) for name, w in weightings.items()}
         per_placement["moves"] = by_placement_of(moves, placements)
         learned_set, network = learned.marginals(), prior.marginals()
-        neural = learned_set if n <= EXACT_BELOW else sampled_marginals(learned, network, EXACT_BELOW)
+        neural = learned_set
+        if n > EXACT_BELOW:  # NeuralPosterior's own: the sample, timed against the whole weighted set (a fresh Weighted)
+            started = time.monotonic()
+            Weighted(exact, prior, mix=args.mix).marginals()
+            times["whole"].append(time.monotonic() - started)
+            started = time.monotonic()
+            neural = sampled_marginals(Weighted(exact, prior, mix=args.mix), network, EXACT_BELOW)
+            times["sampled"].append(time.monotonic() - started)
         cross_entropies = [cross_entropy(marginals, truth) for marginals in (exact.marginals(), learned_set, neural, network)]
         bucket.add(per_placement, truth_placement, cross_entropies)
         if n > LARGE:
@@ -201,10 +210,10 @@ def by_placement_of(belief: BoardSet, placements: np.ndarray) -> np.ndarray:
 
 def run(
     specs: list[GameSpec], colors_facing: Optional[str], args: argparse.Namespace, model: PosteriorNet
-) -> tuple[dict[tuple[int, int], Bucket], list[float], dict[str, Bucket]]:
+) -> tuple[dict[tuple[int, int], Bucket], dict[str, list[float]], dict[str, Bucket]]:
     buckets: dict[tuple[int, int], Bucket] = defaultdict(Bucket)
     large: dict[str, Bucket] = defaultdict(Bucket)
-    times: list[float] = []
+    times: dict[str, list[float]] = defaultdict(list)
     stockfish = StockfishSigmoid()
     try:
         for number, spec in enumerate(specs, start=1):
@@ -223,7 +232,7 @@ def run(
     return buckets, times, large
 
 
-def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float], large: dict[str, Bucket]) -> str:
+def table(title: str, buckets: dict[tuple[int, int], Bucket], times: dict[str, list[float]], large: dict[str, Bucket]) -> str:
     lines = [
         f"### {title}",
         "",
@@ -241,11 +250,15 @@ def table(title: str, buckets: dict[tuple[int, int], Bucket], times: list[float]
             cells += [bucket.mean(values, name) for name in METHODS]
         cells += [f"{ce / bucket.points:.2f}" for ce in bucket.cross_entropy]
         lines.append("| " + " | ".join(cells) + " |")
-    ms = np.array(times or [math.nan]) * 1e3
+    ms = {name: np.array(times[name] or [math.nan]) * 1e3 for name in ("update", "sampled", "whole")}
     lines += [
         "",
-        f"LearnedPrior update: mean {ms.mean():.2f} ms, median {np.median(ms):.2f} ms, "
-        f"p95 {np.percentile(ms, 95):.2f} ms over {len(ms)} events (1 torch thread)",
+        f"LearnedPrior update: mean {ms['update'].mean():.2f} ms, median {np.median(ms['update']):.2f} ms, "
+        f"p95 {np.percentile(ms['update'], 95):.2f} ms over {len(ms['update'])} events (1 torch thread)",
+        "",
+        f"NeuralPosterior marginals on sets of more than {EXACT_BELOW} boards ({len(ms['sampled'])} points): the sample's"
+        f" mean {ms['sampled'].mean():.1f} ms (max {ms['sampled'].max():.1f}), the whole weighted set's"
+        f" {ms['whole'].mean():.1f} ms (max {ms['whole'].max():.1f}); ratio {ms['whole'].mean() / ms['sampled'].mean():.1f}",
         "",
         f"Sets of more than {LARGE} boards, by opponent (learned / uniform: the acceptance target is at most 0.5;"
         f" stockfish only on sets of at most --stockfish-max boards):",
