@@ -46,6 +46,7 @@ from blindchess.arbiter import rules
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.reference import ReferenceBoardSet
+from blindchess.bots.trout_bot import TroutBot
 from blindchess.evaluation.stockfish import Engine, king_capture
 from blindchess.learning.generate import CHEAP_SETTINGS, DEFAULT_MIX, GameSpec, play_game
 
@@ -128,8 +129,9 @@ class SampledViewPolicy(EnginePolicy):
     Trout's board is ours where its senses last showed them (or where they started): it senses
     where it was just captured, else mostly at random. Each sample keeps such a board of the
     observer's pieces: at each of the opponent's turns it senses where the observer just
-    captured, else at a uniformly random square, and the window shows the observer's pieces as
-    they then stood (known to the observer). On a parent ``s`` sample ``k``'s view is the
+    captured, else at a random square away from the opponent's pieces (as they stand on the
+    board of the set `record` is given, a proxy for the opponent's own), and the window shows
+    the observer's pieces as they then stood (known to the observer). On a parent ``s`` sample ``k``'s view is the
     opponent's pieces of ``s`` over sample ``k``'s board of ours, and::
 
         pi(m | s) = (1 - eps) (1/K) sum_k [m = revise(s, stockfish(view_k(s)))] + eps / |M(s)|
@@ -160,8 +162,9 @@ class SampledViewPolicy(EnginePolicy):
             self.boards = [dict(pieces) for _ in range(self.samples)]
             if observer == chess.WHITE:
                 return  # White moves before the opponent's first sense
+        away = list(chess.SquareSet(~board.occupied_co[not observer] & chess.BB_ALL))  # trout senses away from its pieces
         for seen in self.boards:
-            centre = capture if capture is not None else int(self.rng.integers(64))
+            centre = capture if capture is not None else away[int(self.rng.integers(len(away)))]
             for square, _ in rules.sense_window(board, centre):
                 seen.pop(square, None)
                 if square in pieces:
@@ -258,6 +261,39 @@ def hits(color: chess.Color, events: Sequence[Observation], truths: Sequence[che
     return hit, total
 
 
+def own_board_hits(
+    color: chess.Color, events: Sequence[Observation], truths: Sequence[chess.Board], limit: chess.engine.Limit
+) -> tuple[int, int]:
+    """How many of trout's requested moves (`color`'s) its own program gives again, replayed on its own board.
+
+    The board is rebuilt by `TroutBot`'s own handlers from what trout observed (its senses
+    included, which no opponent sees), and the searches are repeated in trout's order with a
+    fresh engine as trout's own was: before each sense the search `TroutBot.choose_sense` makes
+    (unless it senses where it was captured), then the move's. A node-limited search depends
+    on the engine's hash table, so without the first search the second can differ.
+    """
+    hit = total = 0
+    with Engine() as engine:
+        bot = TroutBot(engine=engine, limit=limit)
+        bot.handle_game_start(color, chess.Board(), "")
+        for index, event in enumerate(events):
+            if isinstance(event, OpponentMoved):
+                bot.handle_opponent_move_result(event.captured_my_piece, event.capture_square)
+                continue
+            before = truths[index - 1].copy(stack=False)  # the truth before this sense or move, trout to move
+            before.turn = color
+            if isinstance(event, SenseResult):
+                if bot.my_piece_captured_square is None:
+                    bot.choose_move(rules.move_actions(before), math.inf)
+                bot.handle_sense_result(list(event.window))
+            elif isinstance(event, MoveResult):
+                if event.requested_move is not None:
+                    total += 1
+                    hit += bot.choose_move(rules.move_actions(before), math.inf) == event.requested_move
+                bot.handle_move_result(event.requested_move, event.taken_move, event.captured_opponent_piece, event.capture_square)
+    return hit, total
+
+
 def _lag(text: str) -> Optional[int]:
     return None if text == "start" else int(text)
 
@@ -293,6 +329,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         names.append("the random bot's own policy (the exact posterior)")
     points: list[Point] = []
     hit = dict.fromkeys(lags, 0)
+    own = (0, 0)
     requests = 0
     with Engine() as engine:
         answers: dict[str, Optional[chess.Move]] = {}
@@ -321,6 +358,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for lag, (h, _) in zip(lags, counts, strict=True):
                     hit[lag] += h
                 requests += counts[0][1] if counts else 0
+                if args.opponent == "trout":
+                    own_hit, own_total = own_board_hits(*theirs, limit)
+                    own = (own[0] + own_hit, own[1] + own_total)
             print(f"  game {index}: {players[0]} vs {players[1]}, {len(points)} points", file=sys.stderr, flush=True)
     if not points:
         print("no decision point in range", file=sys.stderr)
@@ -331,6 +371,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for lag in lags:
         share = f"{hit[lag]} of {requests} ({hit[lag] / max(requests, 1):.0%})"
         print(f"{args.opponent}'s requests that were Stockfish's move ({nodes} nodes) on {_view_name(lag)}: {share}")
+    if own[1]:
+        share = f"{own[0]} of {own[1]} ({own[0] / own[1]:.0%})"
+        print(f"trout's requests its own program gives again on its own board, replayed from its stream: {share}")
     print("| weighting | -log2 P(truth) | / uniform set |")
     print("|---|---|---|")
     print(f"| uniform set | {means[0]:.2f} | 1.00 |")
