@@ -27,8 +27,10 @@ from blindchess.experiments.engine_policy_ceiling import (
     SampledViewPolicy,
     hits,
     main,
+    own_board_hits,
     score_stream,
 )
+from blindchess.learning.generate import GameSpec, play_game
 
 LIMIT = chess.engine.Limit(nodes=200)
 
@@ -220,3 +222,13 @@ def test_the_command_prints_its_table(capsys: pytest.CaptureFixture[str]) -> Non
     with_samples = ["--games", "1", "--mix", "random,trout", "--opponent", "trout", "--nodes", "50", "--samples", "2"]
     assert main([*with_samples, "--lags", "0", "--min-boards", "1", "--cap", "300"]) == 0
     assert "| engine on 2 sampled boards of a trout-like opponent, eps 0.2 |" in capsys.readouterr().out
+
+
+def test_replaying_trout_s_program_on_its_own_board_gives_its_moves_again() -> None:
+    spec = GameSpec(0, 5, ("trout",), full_turn_limit=12)  # trout against itself
+    game, players = play_game(spec)
+    colors = [color for color, name in zip((chess.WHITE, chess.BLACK), players, strict=True) if name == "trout"]
+    assert colors
+    for color in colors:
+        hit, total = own_board_hits(color, game.events[color], game.truth[color], chess.engine.Limit(nodes=2000))
+        assert total > 5 and hit == total  # trout at its data-mix limit, searches repeated in its order
