@@ -12,9 +12,10 @@ piece placement ``s*`` (boards that differ only in castling or en-passant rights
 one placement):
 
 * ``-log2 P(truth)`` under four weightings of ``B``: uniform; ``moves``, every opponent move
-  equally likely (`BoardSet`'s default model, `UNIFORM`: a board weighs the chance that a
-  uniformly random mover reached it, close to the exact posterior against the random bot, so
-  against it no weighting can do much better on average); StrangeFish2's Stockfish
+  equally likely (`BoardSet`'s default model, `UNIFORM`: a board weighs the chance that a mover
+  choosing uniformly among the outcomes of its turn reached it; the random bot chooses among
+  its requests, several of which can share an outcome, and its exact posterior is sharper:
+  ``experiments/engine_policy_ceiling.py --opponent random``); StrangeFish2's Stockfish
   sigmoid (`StockfishSigmoid`, depth 1, only on sets of at most ``--stockfish-max`` boards:
   it asks Stockfish about every board); the learned prior through `Weighted` (the shipped
   settings: floor 1e-3, mix 0.05);

@@ -262,15 +262,20 @@ def hits(color: chess.Color, events: Sequence[Observation], truths: Sequence[che
 
 
 def own_board_hits(
-    color: chess.Color, events: Sequence[Observation], truths: Sequence[chess.Board], limit: chess.engine.Limit
+    color: chess.Color,
+    events: Sequence[Observation],
+    truths: Sequence[chess.Board],
+    limit: chess.engine.Limit,
+    presearch: bool = True,
 ) -> tuple[int, int]:
     """How many of trout's requested moves (`color`'s) its own program gives again, replayed on its own board.
 
     The board is rebuilt by `TroutBot`'s own handlers from what trout observed (its senses
     included, which no opponent sees), and the searches are repeated in trout's order with a
     fresh engine as trout's own was: before each sense the search `TroutBot.choose_sense` makes
-    (unless it senses where it was captured), then the move's. A node-limited search depends
-    on the engine's hash table, so without the first search the second can differ.
+    (unless it senses where it was captured; left out if not `presearch`), then the move's. A
+    node-limited search depends on the engine's hash table, so without the first search the
+    second can differ.
     """
     hit = total = 0
     with Engine() as engine:
@@ -283,7 +288,7 @@ def own_board_hits(
             before = truths[index - 1].copy(stack=False)  # the truth before this sense or move, trout to move
             before.turn = color
             if isinstance(event, SenseResult):
-                if bot.my_piece_captured_square is None:
+                if presearch and bot.my_piece_captured_square is None:
                     bot.choose_move(rules.move_actions(before), math.inf)
                 bot.handle_sense_result(list(event.window))
             elif isinstance(event, MoveResult):
@@ -329,7 +334,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         names.append("the random bot's own policy (the exact posterior)")
     points: list[Point] = []
     hit = dict.fromkeys(lags, 0)
-    own = (0, 0)
+    own = {True: (0, 0), False: (0, 0)}
     requests = 0
     with Engine() as engine:
         answers: dict[str, Optional[chess.Move]] = {}
@@ -359,21 +364,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     hit[lag] += h
                 requests += counts[0][1] if counts else 0
                 if args.opponent == "trout":
-                    own_hit, own_total = own_board_hits(*theirs, limit)
-                    own = (own[0] + own_hit, own[1] + own_total)
+                    for presearch in (True, False):
+                        own_hit, own_total = own_board_hits(*theirs, limit, presearch)
+                        own[presearch] = (own[presearch][0] + own_hit, own[presearch][1] + own_total)
             print(f"  game {index}: {players[0]} vs {players[1]}, {len(points)} points", file=sys.stderr, flush=True)
+    for lag in lags:
+        share = f"{hit[lag]} of {requests} ({hit[lag] / max(requests, 1):.0%})"
+        print(f"{args.opponent}'s requests that were Stockfish's move ({nodes} nodes) on {_view_name(lag)}: {share}")
+    for presearch, (own_hit, own_total) in own.items():
+        if own_total:
+            how = "its searches in its order" if presearch else "without the search before each sense"
+            share = f"{own_hit} of {own_total} ({own_hit / own_total:.0%})"
+            print(f"trout's requests its own program gives again on its own board, replayed from its stream ({how}): {share}")
     if not points:
         print("no decision point in range", file=sys.stderr)
         return 1
     means = np.array([point.bits for point in points]).mean(axis=0)
     median = int(np.median([point.boards for point in points]))
     print(f"{len(points)} decision points facing {args.opponent}, {args.min_boards} < |set| <= {args.cap} (median {median} boards)")
-    for lag in lags:
-        share = f"{hit[lag]} of {requests} ({hit[lag] / max(requests, 1):.0%})"
-        print(f"{args.opponent}'s requests that were Stockfish's move ({nodes} nodes) on {_view_name(lag)}: {share}")
-    if own[1]:
-        share = f"{own[0]} of {own[1]} ({own[0] / own[1]:.0%})"
-        print(f"trout's requests its own program gives again on its own board, replayed from its stream: {share}")
     print("| weighting | -log2 P(truth) | / uniform set |")
     print("|---|---|---|")
     print(f"| uniform set | {means[0]:.2f} | 1.00 |")
