@@ -1,30 +1,32 @@
-"""Would knowing the opponent's engine sharpen the board set? Oracle engine policies, scored.
+"""How far can a model of the opponent sharpen the board set? Opponent policies no network has to learn, scored.
 
 Issue 13's target asks the learned prior for at most half the uniform set's -log2 P(truth) on
-sets of more than 100 boards; the prior gains least against trout, which plays Stockfish's move
-(2000 nodes in the data mix) on its own naive board. This measures what a model of such an
-opponent could gain, without training one: the exact set (`ReferenceBoardSet`, parents and
-all) weights each outcome ``m`` of the opponent's turn on a parent board ``s`` by an *oracle*
-that asks the opponent's own engine, with the opponent's own search limit::
+sets of more than 100 boards. This measures what models of the opponents could gain, without
+training one: the exact set (`ReferenceBoardSet`, parents and all) weights each outcome ``m``
+of the opponent's turn on a parent board ``s`` by a policy. Against an engine bot (trout by
+default) the policy asks the opponent's own engine, with its own search limit::
 
     pi(m | s) = (1 - eps) [m = revise(s, stockfish(v(s)))] + eps / |M(s)|
 
 where the board asked, ``v(s)``, is either ``s`` itself (a model of the opponent's engine) or
 the opponent's *naive view* of ``s``: its own pieces where ``s`` has them, ours where they stood
-``k`` of our moves ago, or where they started (a model of what a player that seldom sees our
-pieces believes: trout's board is the start position plus its own moves, its captures and its
-senses). ``eps = 1`` is `BoardSet`'s uniform-move model. Nothing here reads the truth: ``s``
-ranges over the set, and our own pieces' past squares are ours to know.
+``k`` of our moves ago, or where they started (trout's board is the start position plus its own
+moves, its captures and its senses). With ``--samples K`` also the average over ``K`` simulated
+trout boards (`SampledViewPolicy`). ``eps = 1`` is `BoardSet`'s uniform-move model. Against
+the random bot (``--opponent random``) also its own policy, which makes the set the exact
+posterior (`RandomMoverPolicy`). Nothing here reads the truth: ``s`` ranges over the set, and
+our own pieces' past squares are ours to know.
 
 Per decision point (after the opponent's move and after our sense) whose exact set holds more
 than `--min-boards` and at most `--cap` boards, ``-log2`` of the true piece placement's
 probability, averaged per weighting, beside the uniform set's (every consistent board equally
 likely); the game's stream stops at `--cap`. Also: how often the opponent's requested move is
-the engine's on each view of the true board (Stockfish at a node limit answers the same move to
-the same position here). Games are the data command's (`blindchess posterior data`), by
-``(seed, index)``::
+the engine's on each view of the true board, and for trout how often its own program, replayed
+on its own board, gives it again (`own_board_hits`). Games are the data command's
+(`blindchess posterior data`), by ``(seed, index)``::
 
-    nice -n 10 python3 experiments/engine_policy_ceiling.py --games 12 --seed 3
+    nice -n 5 python3 experiments/engine_policy_ceiling.py --games 30 --seed 3 --samples 16
+    nice -n 5 python3 experiments/engine_policy_ceiling.py --games 40 --seed 3 --opponent random --cap 20000
 """
 
 from __future__ import annotations
