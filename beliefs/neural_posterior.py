@@ -1,4 +1,4 @@
-"""`NeuralPosterior`: the posterior network's marginals, over a board set weighted by the same network.
+"""`NeuralPosterior`: a board set weighted by the posterior network, and that weighting (`LearnedPrior`) for any set belief.
 
 The network (:mod:`blindchess.beliefs.neural_model`) reads one encoded frame per event and
 predicts, per square, the opponent's piece there. That gives two things:
