@@ -25,7 +25,7 @@ from blindchess.beliefs import (
 )  # fmt: skip
 from blindchess.beliefs.board_weights import grid_board
 from blindchess.beliefs.calibration import truth_channels
-from blindchess.beliefs.neural_posterior import NETWORK_SHARE
+from blindchess.beliefs.neural_posterior import NETWORK_SHARE, sampled_marginals
 from blindchess.beliefs.random_games import play_random_game
 
 GAME = play_random_game(np.random.default_rng(4), full_turn_limit=4)
@@ -175,7 +175,7 @@ def test_a_sample_as_large_as_the_set_gives_the_weighted_set_s_marginals_blended
     np.testing.assert_allclose(belief.marginals(), blended, atol=1e-12)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(sampled=st.integers(1, 400))
 def test_sampled_marginals_estimate_the_weighted_set_s_and_keep_the_truth_possible(sampled: int) -> None:
     belief = SAMPLED_BELIEF.copy()
@@ -185,10 +185,18 @@ def test_sampled_marginals_estimate_the_weighted_set_s_and_keep_the_truth_possib
     np.testing.assert_allclose(marginals.sum(axis=1), 1.0)
     truth = truth_channels(GAME.truth[chess.WHITE][8])
     assert (marginals[np.arange(64), truth] > 0).all()  # the blend keeps every class the network allows
-    # a weighted sample of n boards errs by the order of 1/sqrt(n) (an unweighted one is 0.33 off from 50 boards on)
-    assert np.abs(marginals - exact).max() <= 0.01 + 2 / np.sqrt(sampled)
+    # a weighted sample of n boards errs by the order of 1/sqrt(n): here at most 0.19 / sqrt(n) in total variation
+    # per square, on average over the squares; an unweighted sample stays about 0.034 off whatever n
+    total_variation = np.abs(marginals - exact).sum(axis=1).mean() / 2
+    assert total_variation <= NETWORK_SHARE + 0.25 / np.sqrt(sampled)
     if sampled >= len(belief):
         assert np.abs(marginals - exact).max() <= 0.01 + 1e-12
+
+
+def test_sampled_marginals_need_a_board_set_s_boards() -> None:
+    particles = _fed(weighted(ParticleFilter(50, seed=0), LearnedPrior()), chess.WHITE, 3)
+    with pytest.raises(WeightingError, match="BoardSet's boards, not a ParticleFilter's"):
+        sampled_marginals(particles, np.full((64, 13), 1 / 13), 10)
 
 
 SAMPLED_BELIEF = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.WHITE, 9)
