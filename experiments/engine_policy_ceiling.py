@@ -274,8 +274,8 @@ def own_board_hits(
 
     The board is rebuilt by `TroutBot`'s own handlers from what trout observed (its senses
     included, which no opponent sees), and the searches are repeated in trout's order with a
-    fresh engine as trout's own was: before each sense the search `TroutBot.choose_sense` makes
-    (unless it senses where it was captured; left out if not `presearch`), then the move's. A
+    fresh engine as trout's own was: before each sense `TroutBot.choose_sense` (which searches
+    unless it senses where it was captured; left out if not `presearch`), then the move's. A
     node-limited search depends on the engine's hash table, so without the first search the
     second can differ.
     """
@@ -290,8 +290,8 @@ def own_board_hits(
             before = truths[index - 1].copy(stack=False)  # the truth before this sense or move, trout to move
             before.turn = color
             if isinstance(event, SenseResult):
-                if presearch and bot.my_piece_captured_square is None:
-                    bot.choose_move(rules.move_actions(before), math.inf)
+                if presearch:  # trout's own sense choice, for its search; where it sensed is the event's
+                    bot.choose_sense(rules.sense_actions(), rules.move_actions(before), math.inf)
                 bot.handle_sense_result(list(event.window))
             elif isinstance(event, MoveResult):
                 if event.requested_move is not None:

@@ -175,6 +175,9 @@ def test_a_sample_as_large_as_the_set_gives_the_weighted_set_s_marginals_blended
     np.testing.assert_allclose(belief.marginals(), blended, atol=1e-12)
 
 
+SAMPLED_BELIEF = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.WHITE, 9)  # 236 boards after 9 events
+
+
 @settings(max_examples=25, deadline=None)
 @given(sampled=st.integers(1, 400))
 def test_sampled_marginals_estimate_the_weighted_set_s_and_keep_the_truth_possible(sampled: int) -> None:
@@ -198,8 +201,6 @@ def test_sampled_marginals_need_a_board_set_s_boards() -> None:
     with pytest.raises(WeightingError, match="BoardSet's boards, not a ParticleFilter's"):
         sampled_marginals(particles, np.full((64, 13), 1 / 13), 10)
 
-
-SAMPLED_BELIEF = _fed(NeuralPosterior(max_boards=None, exact_below=1), chess.WHITE, 9)
 
 
 def test_stockfish_sigmoid_prefers_boards_good_for_the_opponent() -> None:
