@@ -7,12 +7,18 @@ import getpass
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
 
 from blindchess.arguments import positive_int, positive_seconds
 from blindchess.dependencies import require
+from blindchess.errors import BlindchessError
+
+
+class MissingCredentialsError(BlindchessError, ValueError):
+    """A username or password is needed but none was given and there is no terminal to prompt on."""
 
 
 def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,14 +62,20 @@ def add_parser(subparsers: Any) -> None:
 def open_session(args: argparse.Namespace) -> Any:
     """A session whose credentials the server has accepted (registering the account first if asked).
 
+    A missing username or password is prompted for on a terminal; without one (a service, a
+    pipe, CI) the prompt would read end-of-file, so it is an error that says what to set instead.
+
     Raises:
+        MissingCredentialsError: no username or password, and stdin is not a terminal.
         AuthenticationFailed: the server refused the username or password.
         ServerUnavailable: the server could not be reached.
     """
     from blindchess.server.client import ServerRefused, ServerSession
 
-    username = args.username or input("Username: ")
-    password = args.password or os.environ.get("BLINDCHESS_PASSWORD") or getpass.getpass()
+    username = args.username or _prompt("--username", "Username: ", input)
+    password = args.password or os.environ.get("BLINDCHESS_PASSWORD") or _prompt(
+        "--password or set the BLINDCHESS_PASSWORD environment variable", "Password: ", getpass.getpass
+    )
     session = ServerSession(args.server, username, password)
     if args.register:
         try:
@@ -73,6 +85,13 @@ def open_session(args: argparse.Namespace) -> Any:
                 raise
     session.authenticate()
     return session
+
+
+def _prompt(source: str, prompt: str, read: Callable[[str], str]) -> str:
+    """Ask on the terminal; with no terminal, raise an error naming `source` (where the value can come from)."""
+    if sys.stdin is None or not sys.stdin.isatty():
+        raise MissingCredentialsError(f"no terminal for the {prompt.strip()!r} prompt: give {source}")
+    return read(prompt)
 
 
 def bot_factory(spec: str, seed: Optional[int], ponder: bool = False) -> Any:
@@ -115,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (ValueError, ServerUnavailable) as error:
         print(f"blindchess connect: {error}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, MissingCredentialsError) else 1
 
     def on_interrupt(signum: int, frame: Optional[FrameType]) -> None:
         if connector.stopping:  # second Ctrl-C: give up on the games in progress

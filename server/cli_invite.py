@@ -9,7 +9,7 @@ from typing import Any
 
 from blindchess.arbiter.results import describe_result, player_names, save_history
 from blindchess.dependencies import require
-from blindchess.server.cli_connect import add_auth_arguments, bot_factory, open_session
+from blindchess.server.cli_connect import MissingCredentialsError, add_auth_arguments, bot_factory, open_session
 
 
 def add_parser(subparsers: Any) -> None:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         winner, reason, history = play_remote_game(session, game_id, make_bot())
     except (ValueError, ServerUnavailable) as error:
         print(f"blindchess invite: {error}", file=sys.stderr)
-        return 2 if isinstance(error, ServerRefused) else 1
+        return 2 if isinstance(error, (ServerRefused, MissingCredentialsError)) else 1
     path = save_history(history, Path(args.out), f"game{game_id}")
     result = describe_result(winner, reason, *player_names(history))
     print(f"game {game_id}: {result} -> {path}")

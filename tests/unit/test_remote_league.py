@@ -222,3 +222,18 @@ def test_invite_command_challenges_a_connected_bot(server: ServerThread, tmp_pat
     [saved] = tmp_path.glob(f"*-game{record.game_id}-host_bot-vs-challenger.json")
     result = describe_result(record.winner_color, record.win_reason, "host_bot", "challenger")
     assert f"game {record.game_id}: {result} -> {saved}" in invite.stdout
+
+
+@pytest.mark.parametrize(("command", "given"), [("connect", []), ("invite", ["--username", "someone"])])
+def test_without_a_terminal_a_missing_credential_is_named_not_prompted_for(command: str, given: list[str]) -> None:
+    """Was: ``error: EOFError:`` when the prompt read a closed stdin (a service, a pipe, CI)."""
+    argv = [sys.executable, "-m", "blindchess", command, *(["random"] if command == "connect" else ["opponent"])]
+    env = {name: value for name, value in os.environ.items() if name != "BLINDCHESS_PASSWORD"}
+    done = subprocess.run([*argv, "--server", "http://127.0.0.1:9", *given], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "EOFError" not in done.stderr and "Traceback" not in done.stderr
+    if given:
+        assert "'Password:' prompt" in done.stderr and "BLINDCHESS_PASSWORD" in done.stderr and "--password" in done.stderr
+    else:
+        assert "'Username:' prompt" in done.stderr and "--username" in done.stderr
