@@ -25,9 +25,6 @@ from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.cli_tournament import add_executor_arguments
 from blindchess.tournament.executors import make_executor
 
-from .examples import Sequence, read_history_files, read_shards, write_shard
-from .generate import DEFAULT_MIX, GenerationError, generate
-
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -40,7 +37,9 @@ def add_parser(subparsers: Any) -> None:
     data = commands.add_parser("data", help="play games (or read histories) and write example shards")
     data.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     data.add_argument("--seed", type=int, default=0, help="run seed: game i's pairing and bot seeds are set by (seed, i)")
-    data.add_argument("--mix", default=",".join(DEFAULT_MIX), help=f"bots to pair at random (default {','.join(DEFAULT_MIX)})")
+    # The default mix is learning.generate's DEFAULT_MIX, named here without importing it: that module loads
+    # numba, and a parser must build without heavy imports (`blindchess --help` stays fast).
+    data.add_argument("--mix", help="bots to pair at random, comma-separated (default random,attacker,trout)")
     data.add_argument("--full-turn-limit", type=int, default=50, help="draw after this many full turns (default 50)")
     data.add_argument("--histories", nargs="+", help="encode these history files (ours or reconchess's JSON) instead of playing")
     data.add_argument("--shard-games", type=int, default=500, help="games per shard file (default 500)")
@@ -80,13 +79,16 @@ def _progress(label: str, total: int) -> Any:
 
 
 def run_data(args: argparse.Namespace) -> int:
+    from .examples import Sequence, read_history_files, write_shard
+    from .generate import DEFAULT_MIX, GenerationError, generate
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.histories:
         sequences = read_history_files(args.histories)
         print(json.dumps({"shard": str(write_shard(out / "histories.npz", sequences)), "sequences": len(sequences)}))
         return 0
-    mix = tuple(name.strip() for name in args.mix.split(",") if name.strip())
+    mix = DEFAULT_MIX if args.mix is None else tuple(name.strip() for name in args.mix.split(",") if name.strip())
     try:
         executor = make_executor(args.executor, args.workers, args.address)
     except ExecutorError as error:
@@ -117,6 +119,7 @@ def run_data(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from blindchess.beliefs.neural_model import save_model
 
+    from .examples import read_shards
     from .train import TrainSettings, train
 
     settings = TrainSettings(
@@ -143,6 +146,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from blindchess.beliefs.neural_model import load_model
 
+    from .examples import read_shards
     from .train import evaluate, split
 
     _, held = split(read_shards(args.shards), args.holdout)

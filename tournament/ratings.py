@@ -41,7 +41,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .stats import StatisticsError
 
@@ -121,6 +120,8 @@ def fit_elo(games: Iterable[tuple[str, str, float]], prior_games: float = 2.0) -
         advantage, draw = parameters[n - 1], parameters[n]
         log_win, log_draw, log_loss = _outcome_logs(ratings[white_index] - ratings[black_index] + advantage, draw)
         return -float(np.sum(counts[:, 2] * log_win + counts[:, 1] * log_draw + counts[:, 0] * log_loss))
+
+    from scipy.optimize import minimize  # here, not at the top: scipy takes a second to import (`blindchess --help`)
 
     start = np.append(np.zeros(n + 1 - 1), 100.0)
     bounds = [(-2000.0, 2000.0)] * (n - 1) + [(-1000.0, 1000.0), (0.0, 2000.0)]

@@ -57,11 +57,11 @@ import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import norm
 
 from blindchess.errors import BlindchessError
 
@@ -98,6 +98,17 @@ def score_to_elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+def normal_quantile(confidence: float) -> float:
+    """The z of a two-sided normal interval at `confidence` (the standard library's, so no scipy import).
+
+    >>> round(normal_quantile(0.95), 4)
+    1.96
+    """
+    if not 0.0 < confidence < 1.0:
+        raise StatisticsError(f"a confidence is between 0 and 1 (exclusive), got {confidence!r}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
 def wilson_interval(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """The Wilson score interval of a proportion (see the module docstring).
 
@@ -108,7 +119,7 @@ def wilson_interval(successes: float, trials: int, confidence: float = 0.95) -> 
         raise StatisticsError(f"need 0 <= successes <= trials, got {successes!r} of {trials!r}")
     if trials == 0:
         return 0.0, 1.0
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = normal_quantile(confidence)
     p = successes / trials
     centre = p + z * z / (2 * trials)
     spread = z * math.sqrt(p * (1.0 - p) / trials + z * z / (4 * trials * trials))
@@ -139,7 +150,7 @@ def pair_interval(pair_scores: Sequence[float], confidence: float = 0.95) -> tup
     if not pair_scores or any(score not in PAIR_SCORES for score in pair_scores):
         raise StatisticsError(f"need at least one pair, each total one of {PAIR_SCORES}, got {list(pair_scores)!r}")
     halves = np.asarray(pair_scores, dtype=float) / 2.0
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = normal_quantile(confidence)
     spread = z * float(halves.std()) / math.sqrt(len(halves))
     mean = float(halves.mean())
     return max(0.0, mean - spread), min(1.0, mean + spread)

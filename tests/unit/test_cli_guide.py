@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,6 +46,24 @@ def test_every_subcommand_has_a_description_and_an_example_that_parses() -> None
         assert example.startswith(f"blindchess {name} "), f"{name}: the example runs another command: {example!r}"
         top.parse_args(shlex.split(example)[1:])  # the example's arguments are valid (SystemExit otherwise)
         assert "example:" in parser.format_help()
+
+
+HEAVY_MODULES = ("torch", "numba", "ray", "scipy", "fastapi", "uvicorn", "matplotlib", "requests", "tqdm")
+"""Packages that take a second or more to import between them: no parser may need one (they load when a command runs)."""
+
+
+def test_help_imports_no_heavy_module() -> None:
+    """Was: ``blindchess --help`` took 3-5 s, importing scipy and numba to build the parsers.
+
+    Checked by what is imported, not by wall time (which load breaks): a fresh interpreter builds
+    every subcommand's parser, and none of the heavy packages may be in ``sys.modules`` after.
+    """
+    check = (
+        "import sys; from blindchess.cli import build_parser; build_parser();"
+        f" print(sorted(name for name in {HEAVY_MODULES!r} if name in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
