@@ -16,6 +16,7 @@ answers ``{"error": message}``.
 
 from __future__ import annotations
 
+import json
 import logging
 from html import escape
 from importlib import resources
@@ -61,6 +62,20 @@ class MoveBody(BaseModel):
 
 def _page(name: str) -> HTMLResponse:
     return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
+
+
+GAME_DATA = '<script id="game-data" type="application/json">{}</script>'
+"""The replay page's slot for its game's JSON (the page draws its boards from it as it loads)."""
+
+
+def _replay_page(document: dict[str, Any]) -> HTMLResponse:
+    """The replay page with its game embedded: the first board draws at page load, with no request before it.
+
+    ``<`` is written as ``\\u003c`` so that no value (a player's name) can close the script element.
+    """
+    data = json.dumps(document).replace("<", "\\u003c")
+    page = (STATIC / "game.html").read_text(encoding="utf-8")
+    return HTMLResponse(page.replace(GAME_DATA, GAME_DATA.replace("{}", data)))
 
 
 def error_page(status: int, message: str) -> HTMLResponse:
@@ -113,11 +128,11 @@ def build_viewer(state: ViewerState) -> FastAPI:
 
     @app.get("/game/{game_id}", response_class=HTMLResponse)
     def game_page(game_id: str, ply: Optional[int] = None, side: str = "white") -> HTMLResponse:
-        state.library.entry(game_id)  # 404 / 400 before the page is sent
+        document = state.replay(game_id)  # 404 / 400 before the page is sent
         parse_color(side)
         if ply is not None:
             state.check_ply(game_id, ply)
-        return _page("game.html")
+        return _replay_page(document)
 
     @app.get("/play", response_class=HTMLResponse)
     def play_page() -> HTMLResponse:

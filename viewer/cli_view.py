@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 
 def add_parser(subparsers: Any) -> None:
@@ -15,7 +16,8 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Serve the game viewer on this machine: step through saved games (a history file or a"
             " folder of them) with the true board, each side's sense windows and belief overlays, or"
-            " play against a bot in the browser. Open the printed URL."
+            " play against a bot in the browser. Open the printed URL: for a history file it is that"
+            " game's replay, for a folder the list of its games."
         ),
         epilog="example:\n  blindchess view games/ --port 8080",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -54,8 +56,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     state = ViewerState(library, max_boards=args.max_boards or DEFAULT_MAX_BOARDS)
 
+    # A file opens at its own replay (the library holds just that game); a folder at the list of its games.
+    page = f"/game/{quote(library.entries()[0].game_id)}" if path is not None and path.is_file() else "/"
+
     def announce(url: str) -> None:
-        print(f"viewer on {url} ({len(library.entries())} games; played games are saved to {library.folder})", flush=True)
+        games = f"{len(library.entries())} games; played games are saved to {library.folder}"
+        print(f"viewer on {url}{page} ({games})", flush=True)
 
     try:
         run_foreground(build_viewer(state), args.host, args.port, announce)

@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+import chess
+
 from blindchess.arbiter.history import GameHistory, HistoryFormatError
+from blindchess.arbiter.results import describe_result
 from blindchess.errors import BlindchessError
 
 logger = logging.getLogger(__name__)
@@ -54,12 +57,15 @@ class GameEntry:
     def summary(self) -> dict[str, Any]:
         item: dict[str, Any] = {"id": self.game_id, "label": self.label, "error": self.error, "live": self.live}
         if self.history is not None:
-            reason = self.history.get_win_reason()
+            reason, winner = self.history.get_win_reason(), self.history.get_winner_color()
+            white, black = self.history.get_white_player_name(), self.history.get_black_player_name()
             item.update(
-                white=self.history.get_white_player_name(),
-                black=self.history.get_black_player_name(),
+                white=white,
+                black=black,
                 plies=self.history.num_turns(),
+                winner=None if winner is None else chess.COLOR_NAMES[winner],
                 win_reason=None if reason is None else reason.name,
+                result="in progress" if self.live else describe_result(winner, reason, white or "?", black or "?"),
             )
         return item
 

@@ -85,6 +85,7 @@ class ViewerState:
         document = replay_document(entry.history, entry.clocks)
         rules = teaching_rules(entry.history)
         document.update(id=game_id, label=entry.label, live=entry.live, teaching=None if rules is None else rules.game.name)
+        document["result"] = entry.summary()["result"]  # in words, as the index shows it
         document["beliefs"] = [ENUMERATED] if rules is not None else list(BELIEFS)
         return document
 

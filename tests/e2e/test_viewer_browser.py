@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ import chess
 import numpy as np
 import pytest
 
+from blindchess.arbiter.results import describe_result, player_names
 from blindchess.beliefs import BoardSet
 from blindchess.viewer.app import build_viewer
 from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
@@ -87,6 +90,9 @@ def check_replay_steps_and_shares_a_ply_url(viewer: tuple[str, ViewerState], pag
     page.wait_for_selector("body[data-ready='1']")
     assert page.locator("#games a").count() == 3
     assert "not a GameHistory" in page.inner_text("#games")  # the bad file is listed with why
+    history = state.library.history("random")
+    result = describe_result(history.get_winner_color(), history.get_win_reason(), *player_names(history))
+    assert result in page.inner_text("#games tr:has(a[href='/game/random'])")  # the winner's colour and name, and how
     shoot(page, "index")
     page.click("text=random.json")
     rendered(page, 0)
@@ -201,6 +207,7 @@ def check_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer: tuple[
     rng = np.random.default_rng(11)
     page.goto(f"{url}/play")
     page.wait_for_selector("body[data-phase='form']")
+    assert not page.is_visible("#skip-sense") and not page.is_visible("#board")  # no game controls before a game
     page.select_option("#bot", "random")
     page.select_option("#color", "white")
     shoot(page, "play-form")
@@ -296,8 +303,35 @@ def check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: A
     assert not page.console_errors
 
 
+def check_view_command_draws_the_files_replay_at_page_load(page: Any, folder: Path) -> None:
+    """``blindchess view FILE`` prints that game's replay URL, whose boards are drawn when the page has loaded.
+
+    No wait beyond ``goto`` (which returns at the load event): a screenshot taken then shows the position.
+    """
+    path = folder / "game.json"
+    random_game(seed=7, full_turns=3).save(str(path))
+    command = [sys.executable, "-m", "blindchess", "view", str(path), "--port", "0", "--games-dir", str(folder / "played")]
+    viewer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert viewer.stdout is not None
+        line = viewer.stdout.readline()
+        found = re.search(r"viewer on (http://127\.0\.0\.1:\d+/game/game) ", line)
+        assert found, line
+        page.goto(found.group(1))
+        pieces = page.locator("#truth-board .piece").count(), page.locator("#view-board .piece").count()
+        title = page.inner_text("#title")
+        shoot(page, "view-command")
+    finally:
+        viewer.terminate()
+        viewer.wait(timeout=30)
+    assert pieces == (32, 16)  # ply 0: every piece on the true board, White's own on its view
+    assert title.startswith("RandomBot (White) vs RandomBot (Black)"), title
+    assert not page.console_errors
+
+
 def test_the_viewer_in_a_real_browser(viewer: tuple[str, ViewerState], page: Any, tmp_path: Path) -> None:
     """Every view, in order, in one browser (one test, so that pytest-xdist never starts a second browser)."""
+    check_view_command_draws_the_files_replay_at_page_load(page, tmp_path)
     check_replay_steps_and_shares_a_ply_url(viewer, page)
     check_heat_map_shows_the_marginals_of_the_rebuilt_belief(viewer, page)
     check_teaching_board_shows_the_whole_support_and_bayes_steps(viewer, page)

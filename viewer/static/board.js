@@ -21,10 +21,10 @@ export async function getJSON(url, options = {}) {
 
 export const postJSON = (url, body) => getJSON(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
 
-/** A board in `element` (a .board-box), with markers and arrows, and a square overlay above it. */
-export function makeBoard(element, orientation = "white") {
+/** A board in `element` (a .board-box), with markers and arrows, and a square overlay above it; `position` is drawn at once. */
+export function makeBoard(element, orientation = "white", position = "8/8/8/8/8/8/8/8") {
     const board = new Chessboard(element, {
-        position: "8/8/8/8/8/8/8/8",
+        position,
         orientation: orientation === "white" ? COLOR.white : COLOR.black,
         assetsUrl: "/static/vendor/cm-chessboard/assets/",
         style: {borderType: BORDER_TYPE.none, animationDuration: 0},

@@ -20,7 +20,7 @@ for (const game of data.games) {
         tr.children[1].textContent = game.white || ""
         tr.children[2].textContent = game.black || ""
         tr.children[3].textContent = String(game.plies ?? "")
-        tr.children[4].textContent = game.win_reason || ""
+        tr.children[4].textContent = game.result  // the winner's colour and name, and how: "white (trout) won by king capture"
     }
     table.appendChild(tr)
 }

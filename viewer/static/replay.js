@@ -14,10 +14,17 @@ let beliefName = params.get("belief") || null
 let beliefRequest = 0
 let wholeSeries = null  // the chart over the whole game, once asked for (per side and belief)
 
-const truth = makeBoard($("truth-board"), "white")
+let truth = null
 let view = null
 
 function truthAt(p) { return p === 0 ? doc.starting_fen : doc.turns[p - 1].fen_after }
+
+/** What `side` saw at ply `p`: its own pieces, plus the opponent's pieces its last sense window showed. */
+function viewAt(p) {
+    const own = lastTurnOf(side, p)
+    const seen = own && own.sense !== null ? own.window.filter(([, s]) => s !== null && (s === s.toUpperCase()) !== (side === "white")) : []
+    return withPieces(ownPlacement(truthAt(p), side), seen)
+}
 
 function fmtSquare(square) { return square === null || square === undefined ? "—" : squareName(square) }
 
@@ -72,9 +79,8 @@ async function render() {
     const turn = ply > 0 ? doc.turns[ply - 1] : null
     // the true board, with the last turn's sense window, requested and taken move, capture
     const own = lastTurnOf(side, ply)
-    const seen = own && own.sense !== null ? own.window.filter(([, s]) => s !== null && (s === s.toUpperCase()) !== (side === "white")) : []
     // both boards redraw together (each waits for an animation frame)
-    await Promise.all([truth.board.setPosition(truthAt(ply)), view.board.setPosition(withPieces(ownPlacement(truthAt(ply), side), seen))])
+    await Promise.all([truth.board.setPosition(truthAt(ply)), view.board.setPosition(viewAt(ply))])
     truth.board.removeArrows(); truth.board.removeMarkers()
     drawMove(truth.board, turn)
     markWindow(truth.board, truth.cells, turn)
@@ -157,15 +163,21 @@ async function renderBelief() {
         return
     }
     const request = ++beliefRequest
-    $("belief-stats").textContent = "rebuilding the belief…"
+    // the boards are already drawn; the belief follows, with a progress bar while the server rebuilds it
+    $("belief-stats").textContent = `rebuilding ${colorName(side)}'s belief up to ply ${ply}…`
+    $("belief-progress").hidden = false
     let data
     try {
         data = await getJSON(`/data/games/${encodeURIComponent(gameId)}/belief?ply=${ply}&side=${side}&belief=${beliefName}`)
     } catch (error) {
-        if (request === beliefRequest) $("belief-stats").textContent = `belief unavailable: ${error.message}`
+        if (request === beliefRequest) {
+            $("belief-progress").hidden = true
+            $("belief-stats").textContent = `belief unavailable: ${error.message}`
+        }
         return
     }
     if (request !== beliefRequest) return
+    $("belief-progress").hidden = true
     const values = piece === "all" ? data.opponent : data.marginals.map(row => row[data.opponent_channels[Number(piece)]])
     drawHeat(values)
     $("belief-stats").textContent = `${data.size.toLocaleString()} boards${data.exact ? "" : " (capped: not exact)"}, entropy ${data.entropy.toFixed(2)} bits, ${data.events} events folded in`
@@ -235,7 +247,7 @@ async function follow() {
 }
 
 function resultText() {
-    if (doc.win_reason) return `Result: ${doc.winner ? colorName(doc.winner) + " wins" : "draw"} (${doc.win_reason})`
+    if (doc.win_reason) return `Result: ${doc.result}`
     return doc.live ? "Game in progress: new turns appear as they are played." : "No result recorded (game unfinished)."
 }
 
@@ -248,12 +260,20 @@ function setSide(next) {
     side = next
     $("view-title").textContent = `${colorName(side)}'s view`
     $("view-board").replaceChildren()
-    view = makeBoard($("view-board"), side)
+    view = makeBoard($("view-board"), side, viewAt(ply))
     markOffBoard(view.cells)
 }
 
+/** The game: embedded in the page by the server (so the boards draw as it loads), else asked for. */
+function embeddedGame() {
+    const data = JSON.parse($("game-data").textContent || "{}")
+    return data.turns ? data : null
+}
+
 async function main() {
-    doc = await getJSON(`/data/games/${encodeURIComponent(gameId)}`)
+    doc = embeddedGame() || await getJSON(`/data/games/${encodeURIComponent(gameId)}`)
+    ply = Math.max(0, Math.min(doc.plies, Number(params.get("ply") || 0)))
+    truth = makeBoard($("truth-board"), "white", truthAt(ply))
     document.title = `${doc.white} vs ${doc.black} - blindchess viewer`
     $("title").textContent = `${doc.white} (White) vs ${doc.black} (Black)` + (doc.teaching ? ` · ${doc.teaching}` : "")
     $("result").textContent = resultText()
@@ -299,7 +319,6 @@ async function main() {
     select.onchange = (event) => { beliefName = event.target.value; render() }
     $("piece-select").onchange = (event) => { piece = event.target.value; render() }
     for (const radio of document.querySelectorAll("input[name=side]")) radio.onchange = (event) => { setSide(event.target.value); render() }
-    ply = Math.max(0, Math.min(doc.plies, Number(params.get("ply") || 0)))
     await render()
     document.body.dataset.ready = "1"
 }
