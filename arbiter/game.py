@@ -54,6 +54,7 @@ from blindchess.errors import BlindchessError
 from .history import GameHistory, TruthFen
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .ruleset import STANDARD, BoardT, Rules
+from .time_control import TimeControl
 from .types import Color, Square, WinReason
 
 Observer = Callable[[Color, Observation], None]
@@ -132,6 +133,8 @@ class LocalGame(Game, Generic[BoardT]):
     Args:
         seconds_per_player: Starting clock per player; None for unlimited.
         seconds_increment: Seconds added at the end of each turn; None counts as 0.
+        time_controls: White's and Black's own clocks, for time odds; when given, they replace
+            `seconds_per_player` and `seconds_increment` (which then read White's).
         reversible_moves_limit: Half-moves without a capture or pawn move that draw the game; None for no limit.
         full_turn_limit: Full turns after which the game is drawn; None for no limit.
         rules: The rule set (the variant seam); 8x8 RBC by default.
@@ -151,6 +154,7 @@ class LocalGame(Game, Generic[BoardT]):
         *,
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
+        time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
     ) -> None: ...
 
     @overload
@@ -164,6 +168,7 @@ class LocalGame(Game, Generic[BoardT]):
         rules: Rules[BoardT],
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
+        time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
     ) -> None: ...
 
     def __init__(
@@ -176,9 +181,18 @@ class LocalGame(Game, Generic[BoardT]):
         rules: Rules[Any] = STANDARD,
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
+        time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
     ) -> None:
-        self.seconds_per_player: float = math.inf if seconds_per_player is None else seconds_per_player
-        self.seconds_increment: float = 0 if seconds_increment is None else seconds_increment
+        if time_controls is None:
+            both = TimeControl(
+                math.inf if seconds_per_player is None else seconds_per_player, 0 if seconds_increment is None else seconds_increment
+            )
+            time_controls = (both, both)
+        self.time_controls: dict[Color, TimeControl] = {chess.WHITE: time_controls[0], chess.BLACK: time_controls[1]}
+        """Each colour's clock: its start and its increment."""
+        # reconchess's attributes, for code written against its LocalGame; with time odds they read White's clock
+        self.seconds_per_player: float = time_controls[0].seconds
+        self.seconds_increment: float = time_controls[0].increment
         self.reversible_moves_limit: float = math.inf if reversible_moves_limit is None else reversible_moves_limit
         self.full_turn_limit: float = math.inf if full_turn_limit is None else full_turn_limit
         self.rules = rules
@@ -186,10 +200,7 @@ class LocalGame(Game, Generic[BoardT]):
         if rules.turn(self.board) != chess.WHITE:  # histories and observations number turns from White's first
             raise IllegalActionError(f"starting position {starting_fen!r} has Black to move; White must move first")
         self.turn: Color = chess.WHITE
-        self.seconds_left_by_color: dict[Color, float] = {
-            chess.WHITE: self.seconds_per_player,
-            chess.BLACK: self.seconds_per_player,
-        }
+        self.seconds_left_by_color: dict[Color, float] = {color: clock.seconds for color, clock in self.time_controls.items()}
         self.current_turn_start_time: Optional[float] = None
         self.move_results: Optional[Square] = None
         self._history = GameHistory(starting_fen=rules.fen(self.board))
@@ -231,7 +242,7 @@ class LocalGame(Game, Generic[BoardT]):
         now = time.monotonic()
         if self.current_turn_start_time is not None:
             self.seconds_left_by_color[self.turn] -= now - self.current_turn_start_time
-        self.seconds_left_by_color[self.turn] += self.seconds_increment
+        self.seconds_left_by_color[self.turn] += self.time_controls[self.turn].increment
         self.turn = not self.turn
         self.current_turn_start_time = now
         if self._observer is not None and not self.is_over():

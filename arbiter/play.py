@@ -132,7 +132,7 @@ class Referee:
         """A turn of `color` starts: its callbacks must be done within its clock plus the increment."""
         self._turn_numbers[color] += 1
         game = self.game
-        self._deadline = time.monotonic() + game.get_seconds_left() + float(getattr(game, "seconds_increment", 0.0))
+        self._deadline = time.monotonic() + game.get_seconds_left() + game.time_controls[color].increment
         if self.watchdog is not None:
             self._slot = self.watchdog.slot()  # the thread that plays this turn
 
@@ -351,7 +351,8 @@ def play_local_game(
     names = {color: type(player).__name__ for color, player in players.items()}
     game.store_players(names[chess.WHITE], names[chess.BLACK])
     faults: list[BotFault] = []
-    use_watchdog = enforce_deadlines and not (math.isinf(game.seconds_per_player) and math.isinf(off_clock_seconds))
+    unlimited = all(math.isinf(clock.seconds) for clock in game.time_controls.values())
+    use_watchdog = enforce_deadlines and not (unlimited and math.isinf(off_clock_seconds))
     referee = Referee(game, names, shared_watchdog() if use_watchdog else None, off_clock_seconds)
     _start(game, players, names, referee, faults)
     while not game.is_over():

@@ -57,8 +57,10 @@ from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
+from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
+from blindchess.tables import table
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
@@ -67,6 +69,7 @@ from .interrupt import watch_for_interrupt
 from .report import clock_use
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
+from .stats import MatchScore
 from .task import (
     VARIANT_BOTS,
     VARIANTS,
@@ -94,6 +97,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
     parser.add_argument("--seconds", type=positive_seconds, default=900.0, help="clock per player in seconds (default 900)")
     parser.add_argument("--increment", type=non_negative_seconds, default=5.0, help="seconds added per turn (default 5)")
+    for which in ("first", "second"):
+        parser.add_argument(
+            f"--tc-{which}",
+            type=_time_control,
+            metavar="SECONDS[+INC]",
+            help=f"the {which} bot's own clock, e.g. 60+2 (cutechess's per-engine tc; default --seconds + --increment)",
+        )
     parser.add_argument("--seed", type=int, help="seed for both bots' randomness (default: unseeded)")
     parser.add_argument("--out", type=output_folder, default="games", help="folder for the game histories (default ./games)")
     parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
@@ -127,11 +137,19 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def _time_control(text: str) -> TimeControl:
+    try:
+        return TimeControl.parse(text)
+    except TimeControlError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 @dataclass
 class BotRecord:
-    """One bot's results over a match."""
+    """One bot's results over a match, and its clock (``900+5``)."""
 
     label: str
+    clock: str = ""
     games: int = 0
     wins_as_white: int = 0
     wins_as_black: int = 0
@@ -189,20 +207,29 @@ class MatchSummary:
             self.seconds.append(seconds)
 
     def table(self) -> str:
-        """The summary as a plain-text table."""
-        width = max(len(bot.label) for bot in self.bots) + 2
-        header = f"{'bot':<{width}}{'games':>6}{'wins':>6}{'as white':>10}{'as black':>10}{'losses':>8}{'draws':>7}"
-        rows = [header, "-" * len(header)]
-        for bot in self.bots:
+        """The summary: the first bot's score, Elo difference and LOS (as cutechess prints them), then tables."""
+        first, second = self.bots
+        rows: list[str] = []
+        if first.games:
+            score = MatchScore(first.wins, first.draws, first.losses)
+            low, high = score.elo_interval
             rows.append(
-                f"{bot.label:<{width}}{bot.games:>6}{bot.wins:>6}{bot.wins_as_white:>10}"
-                f"{bot.wins_as_black:>10}{bot.losses:>8}{bot.draws:>7}"
+                f"Score of {first.label} vs {second.label}: {score.wins} - {score.losses} - {score.draws}"
+                f" (wins - losses - draws)  [{score.fraction:.3f}] {score.games} games"
             )
-        rows.append("")
-        rows.append("reason         games")
-        rows.extend(f"{name:<15}{count:>5}" for name, count in self.reasons.most_common())
-        if self.errors:
-            rows.append(f"{'ERROR':<15}{self.errors:>5}")
+            rows.append(
+                f"Elo difference: {score.elo:+.1f} (95% interval {low:+.1f} to {high:+.1f}),"
+                f" LOS: {score.los:.1%}, draw ratio: {score.draw_ratio:.1%}"
+            )
+            rows.append("")
+        header = ["bot", "games", "wins", "as white", "as black", "losses", "draws", "clock"]
+        rows.append(table(header, [
+            [bot.label, bot.games, bot.wins, bot.wins_as_white, bot.wins_as_black, bot.losses, bot.draws, bot.clock]
+            for bot in self.bots
+        ]))  # fmt: skip
+        reasons = [[name, count] for name, count in self.reasons.most_common()]
+        reasons += [["ERROR", self.errors]] if self.errors else []
+        rows += ["", table(["reason", "games"], reasons)]
         if self.turns:
             rows.append("")
             length = f"mean game length: {np.mean(self.turns):.1f} turns (both players' turns counted)"
@@ -240,7 +267,9 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     """
     first, second = _bot_name(args.white), _bot_name(args.black)
     labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
-    summary = MatchSummary((BotRecord(labels[0]), BotRecord(labels[1])))
+    game_clock = TimeControl(args.seconds, args.increment)
+    clocks = (args.tc_first, args.tc_second)
+    summary = MatchSummary(tuple(BotRecord(label, str(clock or game_clock)) for label, clock in zip(labels, clocks, strict=True)))
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()
@@ -249,8 +278,8 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         raise PonderingNeedsIsolationError("--ponder plays the pondering bots in their own processes; it cannot go with --no-isolate")
     ponders = (args.ponder in ("first", "both"), args.ponder in ("second", "both"))
     bots = tuple(
-        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit, ponder=ponder)
-        for label, bot, ponder in zip(labels, (args.white, args.black), ponders, strict=True)
+        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit, ponder=ponder, clock=clock)
+        for label, bot, ponder, clock in zip(labels, (args.white, args.black), ponders, clocks, strict=True)
     )
     for bot_spec in bots:
         check_bot(bot_spec)

@@ -25,6 +25,7 @@ A config names the players and how they meet::
     isolate = true             # false runs it in the worker (faster; a crash then costs the worker)
     memory_limit_mib = 1024    # an isolated bot's address-space limit (default 2048)
     ponder = true              # think on the opponent's turn (implies isolate; see docs/pondering.md)
+    tc = "60+2"                # its own clock, SECONDS[+INCREMENT] (default: [tournament]'s seconds + increment)
 
 Every key is checked: a typo is an error naming the key and the closest known one.
 
@@ -47,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
+from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.errors import BlindchessError
 
 from .spec import BotSpec, GameSpec
@@ -64,7 +66,7 @@ _TOURNAMENT_KEYS = {
     "name": str, "format": str, "gauntlet": str, "games_per_pairing": int, "repeat": bool, "seed": int,
     "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int,
 }  # fmt: skip
-_PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int, "ponder": bool}
+_PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int, "ponder": bool, "tc": str}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
@@ -174,9 +176,13 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
         if memory_limit is not None and memory_limit < 1:
             raise ConfigError(f"{source}: {where} memory_limit_mib = {memory_limit!r} must be >= 1")
         try:
+            clock = TimeControl.parse(entry["tc"]) if "tc" in entry else None
             player = BotSpec(
-                label, entry["bot"], dict(entry.get("settings", {})), entry.get("isolate"), memory_limit, entry.get("ponder", False)
+                label, entry["bot"], dict(entry.get("settings", {})), entry.get("isolate"), memory_limit, entry.get("ponder", False),
+                clock,
             )
+        except TimeControlError as error:
+            raise ConfigError(f"{source}: {where} tc: {error}") from error
         except PonderingNeedsIsolationError as error:
             raise ConfigError(f"{source}: {where} ponder = true needs the bot in its own process; drop isolate = false") from error
         players.append(player)

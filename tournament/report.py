@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from blindchess.tables import table as text_table
+
 from .ratings import EloFit, fit_elo, scores_by_player
 from .results_db import GameRow
 from .stats import pentanomial, wilson_interval
@@ -51,25 +53,21 @@ def table(result: Standings) -> str:
     """The standings as plain text: players by rating, then pentanomials and significant differences."""
     fit = result.fit
     order = sorted(fit.ratings, key=lambda player: -fit.ratings[player])
-    width = max(len(player) for player in order) + 2
-    header = f"{'player':<{width}}{'Elo':>7}{'95%':>7}{'games':>7}{'W':>5}{'D':>5}{'L':>5}{'score':>8}  {'95% (Wilson)':<13}"
-    lines = [header, "-" * len(header)]
+    rows: list[list[object]] = []
     for player in order:
         wins, draws, losses = result.records[player]
         games = wins + draws + losses
         low, high = wilson_interval(wins + draws / 2, games)
-        lines.append(
-            f"{player:<{width}}{fit.ratings[player]:>7.0f}{fit.margins[player]:>7.0f}{games:>7}{wins:>5}{draws:>5}{losses:>5}"
-            f"{(wins + draws / 2) / games:>8.3f}  {low:.3f}-{high:.3f}"
-        )
-    lines.append("")
+        rows.append([
+            player, f"{fit.ratings[player]:.0f}", f"{fit.margins[player]:.0f}", games, wins, draws, losses,
+            f"{(wins + draws / 2) / games:.3f}", f"{low:.3f}-{high:.3f}",
+        ])  # fmt: skip
+    lines = [text_table(["player", "Elo", "95%", "games", "W", "D", "L", "score", "95% (Wilson)"], rows), ""]
     lines.append(f"{fit.games} games rated; White advantage {fit.advantage:+.0f} Elo, draw width {fit.draw_elo:.0f} Elo"
                  + (f"; {result.failed} failed games not rated" if result.failed else ""))
     if result.pentanomials:
-        lines.append("")
-        lines.append(f"{'pairing (pairs, first player scoring 0 .. 2)':<{width + 30}}{'0':>5}{'1/2':>5}{'1':>5}{'3/2':>5}{'2':>5}")
-        for pairing, counts in result.pentanomials.items():
-            lines.append(f"{pairing:<{width + 30}}" + "".join(f"{count:>5}" for count in counts))
+        header = ["pairing (pairs, first player scoring 0 .. 2)", "0", "1/2", "1", "3/2", "2"]
+        lines += ["", text_table(header, [[pairing, *counts] for pairing, counts in result.pentanomials.items()])]
     significant = [
         (a, b, *fit.difference(a, b))
         for index, a in enumerate(order)

@@ -10,10 +10,12 @@ their seed, comes out the same on all three.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
+from blindchess.arbiter.time_control import TimeControl
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class BotSpec:
         ponder: let the bot think on its opponent's turn (:mod:`blindchess.arbiter.pondering`).
             It implies isolation: in the worker's process its thread would take the GIL, and so
             clock time, from the opponent; ``isolate=False`` with it is an error.
+        clock: this player's own clock (time odds, as cutechess's per-engine ``tc=``), in place
+            of the game's `GameSpec.seconds` and `GameSpec.increment`; None: the game's.
 
     Raises:
         PonderingNeedsIsolationError: `ponder` with ``isolate=False``.
@@ -45,6 +49,7 @@ class BotSpec:
     isolate: bool | None = None
     memory_limit_mib: int | None = None
     ponder: bool = False
+    clock: TimeControl | None = None
 
     def __post_init__(self) -> None:
         if self.ponder and self.isolate is False:
@@ -55,9 +60,11 @@ class BotSpec:
     def same_player(self, other: BotSpec) -> bool:
         """The same bot with the same settings (labels aside): pairing them is pairing a bot with itself.
 
-        Pondering counts as a setting: a bot against its pondering self measures what pondering gains.
+        Pondering and the clock count as settings: a bot against its pondering self measures what
+        pondering gains, against itself with more time what time gains.
         """
-        return (self.bot, _canonical(self.settings), self.ponder) == (other.bot, _canonical(other.settings), other.ponder)
+        mine = (self.bot, _canonical(self.settings), self.ponder, self.clock)
+        return mine == (other.bot, _canonical(other.settings), other.ponder, other.clock)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ class GameSpec:
         pairing: the two labels, sorted and joined by ``" vs "``: groups a pairing's games.
         pair: index of the colour-swapped pair within the pairing (games of a pair share seeds).
         seconds: each player's clock; None for no clock (deterministic bots need no deadline).
+            A player's `BotSpec.clock` replaces it and `increment` for that player.
         variant: a name in :data:`blindchess.tournament.task.VARIANTS`.
     """
 
@@ -84,6 +92,13 @@ class GameSpec:
     full_turn_limit: int | None = None
     variant: str = "rbc"
 
+    def time_control(self, white: bool) -> TimeControl:
+        """White's (`white`) or Black's clock in this game: its own `BotSpec.clock`, else the game's."""
+        own = (self.white if white else self.black).clock
+        if own is not None:
+            return own
+        return TimeControl(math.inf if self.seconds is None else self.seconds, self.increment)
+
     def to_json(self) -> str:
         """The spec as canonical JSON (sorted keys): stored with the result, compared on resume.
 
@@ -95,7 +110,7 @@ class GameSpec:
             data[side] = {
                 name: value
                 for name, value in data[side].items()
-                if name not in _ISOLATION_DEFAULTS or value != _ISOLATION_DEFAULTS[name]
+                if name not in _ADDED_DEFAULTS or value != _ADDED_DEFAULTS[name]
             }
         return json.dumps(data, sort_keys=True)
 
@@ -143,7 +158,7 @@ def failed(key: str, error: str, attempts: int = 1, setup_error: bool = False) -
     return GameResult(key=key, error=error, attempts=attempts, setup_error=setup_error)
 
 
-_ISOLATION_DEFAULTS: dict[str, Any] = {"isolate": None, "memory_limit_mib": None, "ponder": False}
+_ADDED_DEFAULTS: dict[str, Any] = {"isolate": None, "memory_limit_mib": None, "ponder": False, "clock": None}
 """Fields added after databases were first written, and the values that leave them out of `GameSpec.to_json`."""
 
 

@@ -43,6 +43,15 @@ evidence of equal strength). The prior is centred on a score of 1/2 and worth ha
 cell (2.5 pairs for the pentanomial), so over a hundred pairs it moves the LLR by a few percent
 (the 60 + 2 flagship SPRT of docs/clock.md: +2.05 instead of +2.14).
 
+**A match's score** (``blindchess match``, as cutechess and fishtest report it): the score
+:math:`\\hat s = (W + D/2)/N`, the Elo difference :math:`\\Delta(\\hat s)`, its interval the Wilson
+interval of :math:`\\hat s` (draws as half a success) mapped through :math:`\\Delta` (cutechess
+maps a normal interval instead, which collapses to a point at 2-0; Wilson's gives
+:math:`(-113, +\\infty)` there), and the likelihood of superiority, the probability that the
+first player is the stronger given its wins and losses (draws say nothing about it),
+
+.. math:: \\mathrm{LOS} = \\Phi\\left(\\frac{W - L}{\\sqrt{W + L}}\\right).
+
 **Interval of a paired score**: the mean :math:`\\bar x` of the :math:`N` halved pair totals
 :math:`\\pm z\\,\\sigma/\\sqrt N` (:math:`\\sigma^2` their variance, as counted), the normal interval
 fishtest reports; it is what a fixed-length run (e.g. 100 games) is judged by.
@@ -154,6 +163,66 @@ def pair_interval(pair_scores: Sequence[float], confidence: float = 0.95) -> tup
     spread = z * float(halves.std()) / math.sqrt(len(halves))
     mean = float(halves.mean())
     return max(0.0, mean - spread), min(1.0, mean + spread)
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    """One player's wins, draws and losses against another, and what they say (module docstring).
+
+    >>> score = MatchScore(wins=7, draws=1, losses=2)
+    >>> score.points, round(score.fraction, 3), round(score.elo, 1)
+    (7.5, 0.75, 190.8)
+    >>> [round(bound) for bound in score.elo_interval], round(score.los, 3)
+    ([-40, 422], 0.952)
+
+    Raises:
+        StatisticsError: a negative count, or no games.
+    """
+
+    wins: int
+    draws: int
+    losses: int
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if min(self.wins, self.draws, self.losses) < 0 or self.games == 0:
+            raise StatisticsError(f"need counts of 0 or more and at least one game, got {self.wins}-{self.draws}-{self.losses}")
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def fraction(self) -> float:
+        """The score per game, 0 to 1."""
+        return self.points / self.games
+
+    @property
+    def elo(self) -> float:
+        """The Elo difference the score implies (infinite after all wins or all losses)."""
+        return score_to_elo(self.fraction)
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        """The Elo difference's interval at `confidence`: the score's Wilson interval, through the logistic curve."""
+        low, high = wilson_interval(self.points, self.games, self.confidence)
+        return score_to_elo(low), score_to_elo(high)
+
+    @property
+    def los(self) -> float:
+        """The likelihood of superiority: the chance the player is the stronger (1/2 with no decisive game)."""
+        decisive = self.wins + self.losses
+        if decisive == 0:
+            return 0.5
+        return 0.5 * (1.0 + math.erf((self.wins - self.losses) / math.sqrt(2.0 * decisive)))
+
+    @property
+    def draw_ratio(self) -> float:
+        return self.draws / self.games
 
 
 def sprt_llr(counts: ArrayLike, elo0: float, elo1: float) -> Any:

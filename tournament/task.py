@@ -212,9 +212,8 @@ def _close(players: list[Player]) -> None:
 def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> GameResult:
     random.seed((spec.white_seed << 64) | spec.black_seed)  # reconchess's bots draw from the random module
     turn_limit = spec.full_turn_limit if spec.full_turn_limit is not None else getattr(rules, "full_turn_limit", None)
-    game: LocalGame[Any] = LocalGame(
-        seconds_per_player=spec.seconds, seconds_increment=spec.increment, full_turn_limit=turn_limit, rules=rules
-    )
+    clocks = (spec.time_control(white=True), spec.time_control(white=False))
+    game: LocalGame[Any] = LocalGame(full_turn_limit=turn_limit, rules=rules, time_controls=clocks)
     started = time.monotonic()
     try:
         winner, reason, history = play_local_game(white, black, game=game)
@@ -239,10 +238,11 @@ def clock_share(game: LocalGame[Any], color: bool, turns: int) -> float | None:
     ``used / (start + increment * own turns begun)``: an unfinished last turn earned no
     increment, so the share of a game that ended on `color`'s turn reads slightly low.
     """
-    if math.isinf(game.seconds_per_player):
+    clock = game.time_controls[color]
+    if math.isinf(clock.seconds):
         return None
     own_turns = (turns + 1) // 2 if color == chess.WHITE else turns // 2
-    available = game.seconds_per_player + game.seconds_increment * own_turns
+    available = clock.seconds + clock.increment * own_turns
     used = available - game.seconds_left_by_color[color]
     return max(0.0, used / available) if available > 0 else None
 

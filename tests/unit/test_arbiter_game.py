@@ -9,6 +9,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import IllegalActionError, LocalGame, WinReason
+from blindchess.arbiter.time_control import TimeControl, TimeControlError
 
 
 def play_one_turn(game: LocalGame[chess.Board], pause: float = 0.0) -> None:
@@ -16,6 +17,31 @@ def play_one_turn(game: LocalGame[chess.Board], pause: float = 0.0) -> None:
     time.sleep(pause)
     game.move(None)
     game.end_turn()
+
+
+def test_each_colour_keeps_its_own_clock_and_increment() -> None:
+    """Time odds (cutechess's per-engine tc): White 10 + 1, Black 20 + 3; the reconchess attributes read White's."""
+    game = LocalGame(time_controls=(TimeControl(10, 1), TimeControl(20, 3)))
+    assert game.seconds_left_by_color == {chess.WHITE: 10, chess.BLACK: 20}
+    assert (game.seconds_per_player, game.seconds_increment) == (10, 1)
+    game.start()
+    play_one_turn(game)
+    play_one_turn(game)
+    # each clock lost what its turn took (a fraction of a second, however loaded the machine) and gained its own increment
+    assert 10 < game.seconds_left_by_color[chess.WHITE] <= 11
+    assert 20 < game.seconds_left_by_color[chess.BLACK] <= 23
+
+
+@pytest.mark.parametrize(("text", "expected"), [("60+2", (60, 2)), ("30", (30, 0)), (" 0.5+0 ", (0.5, 0))])
+def test_time_controls_parse_cutechess_style(text: str, expected: tuple[float, float]) -> None:
+    clock = TimeControl.parse(text)
+    assert (clock.seconds, clock.increment) == expected and TimeControl.parse(str(clock)) == clock
+
+
+@pytest.mark.parametrize("text", ["", "60+", "+2", "1:00", "0+1", "-5+1", "60+-1", "inf+0", "nan", "60+inf"])
+def test_a_bad_time_control_is_named(text: str) -> None:
+    with pytest.raises(TimeControlError, match=re.escape(repr(text))):
+        TimeControl.parse(text)
 
 
 def test_increment_is_added_before_the_timeout_check() -> None:

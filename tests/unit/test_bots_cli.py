@@ -14,10 +14,12 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+import reconchess
 
 from blindchess.arbiter import GameHistory, WinReason
 from blindchess.arbiter.results import unique_history_path
 from blindchess.cli import main
+from blindchess.tournament.stats import MatchScore
 
 CRASHING_BOT = """
 from blindchess.bots.random_bot import RandomBot
@@ -36,11 +38,12 @@ class CrashingBot(RandomBot):
 
 
 def _table_rows(stdout: str) -> dict[str, list[int]]:
+    """Each bot's row of the summary: games, wins, as white, as black, losses, draws (its clock aside)."""
     rows = {}
     for line in stdout.splitlines():
         fields = line.split()
-        if len(fields) == 7 and fields[1].isdigit():
-            rows[fields[0]] = [int(value) for value in fields[1:]]
+        if len(fields) == 8 and fields[1].isdigit():
+            rows[fields[0]] = [int(value) for value in fields[1:7]]
     return rows
 
 
@@ -83,6 +86,55 @@ def test_match_saves_every_game_and_its_table_matches_the_files(capsys: pytest.C
     assert all(re.search(rf"^{reason}\s+\d+$", stdout, re.M) for reason in reasons)
     mean_turns = np.mean([history.num_turns() for history in histories])
     assert f"mean game length: {mean_turns:.1f} turns" in stdout
+
+
+def test_match_reports_the_score_elo_difference_and_los_as_cutechess_does(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, stdout, _stderr, _files = _match(capsys, tmp_path, "random", "attacker", "--games", "4", "--seed", "3")
+    assert code == 0
+    _, wins, _, _, losses, draws = _table_rows(stdout)["random"]
+    score = MatchScore(wins, draws, losses)  # from the first bot's side
+    low, high = score.elo_interval
+    lines = stdout.splitlines()
+    assert lines[0] == f"Score of random vs attacker: {wins} - {losses} - {draws} (wins - losses - draws)  [{score.fraction:.3f}] 4 games"
+    assert lines[1] == (f"Elo difference: {score.elo:+.1f} (95% interval {low:+.1f} to {high:+.1f}),"
+                        f" LOS: {score.los:.1%}, draw ratio: {score.draw_ratio:.1%}")
+
+
+SLEEPY_BOT = """
+import time
+from blindchess.bots.random_bot import RandomBot
+
+class SleepyBot(RandomBot):
+    # Takes 0.3 s over every move: more than a 0.2 s clock allows, a trifle on a 30 s one.
+
+    def choose_move(self, move_actions, seconds_left):
+        time.sleep(0.3)
+        return super().choose_move(move_actions, seconds_left)
+"""
+
+
+def test_each_bot_plays_on_its_own_clock_and_the_histories_stay_reconchess_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--tc-second 0.2`` against ``--tc-first 30``: the second bot loses on time in both colours, the first never."""
+    bot = tmp_path / "sleepy.py"
+    bot.write_text(textwrap.dedent(SLEEPY_BOT))
+    code, stdout, _stderr, files = _match(capsys, tmp_path, str(bot), str(bot), "--games", "2", "--seed", "1", "--no-isolate",
+                                          "--tc-first", "30", "--tc-second", "0.2+0")  # fmt: skip
+    assert code == 0 and len(files) == 2
+    for index, file in enumerate(files):  # game 1: the first bot is White; game 2: Black
+        history = reconchess.GameHistory.from_file(str(file))  # reconchess reads them as its own
+        assert history.get_win_reason() == reconchess.WinReason.TIMEOUT
+        assert history.get_winner_color() == (chess.WHITE if index == 0 else chess.BLACK)
+    assert re.search(r"^\S+ \(1\)(\s+\d+){6}\s+30\+0$", stdout, re.M), stdout
+    assert re.search(r"^\S+ \(2\)(\s+\d+){6}\s+0\.2\+0$", stdout, re.M), stdout
+
+
+def test_a_bad_time_control_is_refused_before_any_game(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _match(capsys, tmp_path, "random", "random", "--tc-first", "1:00")
+    assert exit_info.value.code == 2
+    assert "argument --tc-first: a time control is SECONDS[+INCREMENT] such as 60+2, got '1:00'" in capsys.readouterr().err
 
 
 def test_match_is_reproducible_by_seed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

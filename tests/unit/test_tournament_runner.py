@@ -11,14 +11,30 @@ from pathlib import Path
 
 import pytest
 
+from blindchess.arbiter.time_control import TimeControl
 from blindchess.cli import main
 from blindchess.tournament.base import Executor
-from blindchess.tournament.config import load_config
+from blindchess.tournament.config import ConfigError, load_config, parse_config
 from blindchess.tournament.executors import InlineExecutor, PoolExecutor
 from blindchess.tournament.results_db import ResultStore
 from blindchess.tournament.runner import run_schedule
+from blindchess.tournament.spec import BotSpec, GameSpec
 
 from .tournament_helpers import DETERMINISTIC_PLAYERS, dying_bot, recorded, write_config
+
+
+def test_a_player_may_have_its_own_clock_and_older_specs_still_resume() -> None:
+    """``tc = "60+2"`` in a player's table: that player's clock in every game, whatever its colour."""
+    config = parse_config({"players": {"fast": {"bot": "random", "tc": "10+0.5"}, "slow": {"bot": "random", "tc": "60+2"}}})
+    fast, slow = sorted(config.players, key=lambda player: player.label)
+    assert (fast.clock, slow.clock) == (TimeControl(10, 0.5), TimeControl(60, 2))  # not a self pairing: the clocks differ
+    game = GameSpec("1", slow, fast, 1, 2, seconds=900, increment=5)
+    assert (game.time_control(white=True), game.time_control(white=False)) == (slow.clock, fast.clock)
+    plain = GameSpec("1", BotSpec("a", "random"), BotSpec("b", "random", clock=TimeControl(30, 1)), 1, 2, seconds=900, increment=5)
+    assert plain.time_control(white=True) == TimeControl(900, 5)  # no clock of its own: the game's
+    assert '"clock"' not in GameSpec("1", BotSpec("a", "random"), BotSpec("b", "random"), 1, 2).to_json()  # as before clocks
+    with pytest.raises(ConfigError, match=r"\[players.fast\] tc: .*'1:00'"):
+        parse_config({"players": {"fast": {"bot": "random", "tc": "1:00"}, "slow": {"bot": "attacker"}}})
 
 
 def _run(config: Path, db: Path, executor: Executor) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
 
 from blindchess.tournament.ratings import SCALE, fit_elo
 from blindchess.tournament.stats import (
+    MatchScore,
     Sprt,
     StatisticsError,
     pair_interval,
@@ -36,6 +38,22 @@ def test_wilson_intervals_match_hand_computed_values() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(StatisticsError, match="11"):
         wilson_interval(11, 10)
+
+
+def test_match_score_reads_as_cutechess_and_fishtest_read_it() -> None:
+    score = MatchScore(wins=7, draws=1, losses=2)
+    assert (score.games, score.points, score.fraction, score.draw_ratio) == (10, 7.5, 0.75, 0.1)
+    assert score.elo == pytest.approx(400 * math.log10(3))  # the logistic curve at 3:1
+    assert score.los == pytest.approx(NormalDist().cdf((7 - 2) / math.sqrt(7 + 2)))  # Phi((W - L) / sqrt(W + L))
+    low, high = score.elo_interval
+    assert (low, high) == tuple(score_to_elo(bound) for bound in wilson_interval(7.5, 10)) and low < score.elo < high
+    mirror = MatchScore(wins=2, draws=1, losses=7)  # the same match from the other side
+    assert mirror.los == pytest.approx(1 - score.los) and mirror.elo_interval == pytest.approx((-high, -low))
+    sweep = MatchScore(2, 0, 0)  # all wins: infinite Elo, but a finite lower bound (a normal interval would be a point)
+    assert sweep.elo == math.inf and -200 < sweep.elo_interval[0] < 0 and sweep.elo_interval[1] == math.inf
+    assert MatchScore(0, 3, 0).los == 0.5  # no decisive game: no evidence either way
+    with pytest.raises(StatisticsError, match="0-0-0"):
+        MatchScore(0, 0, 0)
 
 
 def test_two_player_mle_equals_the_closed_form() -> None:
