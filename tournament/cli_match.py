@@ -60,7 +60,7 @@ from blindchess.arbiter.results import describe_result, run_stamp, safe_file_nam
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
-from blindchess.tables import table
+from blindchess.text_tables import table
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
@@ -269,7 +269,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
     game_clock = TimeControl(args.seconds, args.increment)
     clocks = (args.tc_first, args.tc_second)
-    summary = MatchSummary(tuple(BotRecord(label, str(clock or game_clock)) for label, clock in zip(labels, clocks, strict=True)))
+    summary = MatchSummary((BotRecord(labels[0], str(clocks[0] or game_clock)), BotRecord(labels[1], str(clocks[1] or game_clock))))
     # One integer seed per bot and game, printed with the result: `playback --seed` reproduces the game.
     seeds = [int(seed) for seed in np.random.SeedSequence(args.seed).generate_state(2 * args.games)]
     stamp = run_stamp()

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from blindchess.tables import table as text_table
+from blindchess.text_tables import table as text_table
 
 from .ratings import EloFit, fit_elo, scores_by_player
 from .results_db import GameRow

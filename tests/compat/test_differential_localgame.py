@@ -201,7 +201,8 @@ def play_differential_game(seed: int, counts: Counter[str]) -> None:
     limits = dict(reversible_moves_limit=setup.reversible_moves_limit, full_turn_limit=setup.full_turn_limit)
     events: dict[bool, list[Observation]] = {chess.WHITE: [], chess.BLACK: []}
     ours = LocalGame(
-        seconds_per_player=None, **limits, starting_fen=setup.starting_fen, observer=lambda c, e: events[c].append(e)
+        seconds_per_player=None, reversible_moves_limit=setup.reversible_moves_limit, full_turn_limit=setup.full_turn_limit,
+        starting_fen=setup.starting_fen, observer=lambda c, e: events[c].append(e),
     )
     theirs = reconchess.LocalGame(seconds_per_player=None, **limits)
     if setup.starting_fen is not None:

@@ -1,4 +1,4 @@
-"""Plain-text tables for every command's output (`blindchess.tables`): one format, one helper.
+"""Plain-text tables for every command's output (`blindchess.text_tables`): one format, one helper.
 
 Columns are as wide as their widest cell, two spaces apart, with a rule under the header; text
 is left-aligned and numbers right-aligned, so a column of figures lines up on its last digit.
