@@ -178,6 +178,9 @@ def configure(base: FlagshipConfig, settings: Mapping[str, Any]) -> FlagshipConf
     return override(base, settings)
 
 
+FAST_FLAGSHIP = configure(FlagshipConfig(), {"preset": "fast"})
+"""The flagship at the ``fast`` preset: what the tests build bots and selectors with."""
+
 _BENCH = FlagshipConfig(time_managed=False)
 
 
