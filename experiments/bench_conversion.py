@@ -11,7 +11,7 @@ flagship-against-flagship games and its 30 games against reconchess's TroutBot):
   half-turns, in each of ten flagship-against-flagship games (the game then took 12 to 142
   more half-turns, 58 on average, and the side ahead lost one).
 
-Each is played from the side ahead by the flagship (`hunt=True`, the default) and by the same
+Each is played from the side ahead by the flagship (the hunt on, the default) and by the same
 flagship with the hunt off (``preset = "no-hunt"``: no engine vote in the selector, no look for the king
 in the planner), with the same seeds, against the opponent of the game it comes from: the
 flagship as it was before its clock work (`flagship_before_clock`, no hunt) or our TroutBot. A

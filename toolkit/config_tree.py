@@ -77,7 +77,7 @@ def check_types(config: object, prefix: str = "") -> None:
         value = getattr(config, name)
         if _is_config(kind):
             if type(value) is not kind:
-                raise ConfigError(f"setting {prefix + name!r} takes a {kind.__name__}, got {value!r}")
+                raise ConfigError(f"setting {prefix + name!r} takes {kind.__name__}, got {value!r}")
         else:
             _checked(kind, value, prefix + name)
 
