@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
+import re
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from blindchess.bots.presets import EntropySenseBot
 from blindchess.bots.time_management import TimeManager
 from blindchess.config_tree import ConfigError, build, to_toml
 from blindchess.moving.selector_config import SelectorConfig
-from blindchess.tournament.config import parse_config, parse_settings
+from blindchess.tournament.config import parse_config, parse_settings, tomllib
 from blindchess.tournament.spec import BotSpec
 from blindchess.tournament.task import BotSettingError, check_bot
 
@@ -60,7 +61,7 @@ def test_python_tournament_toml_and_settings_strings_take_the_same_names() -> No
     ],
 )
 def test_an_unknown_or_mistyped_name_is_refused_with_the_nearest(settings: dict[str, object], named: str, nearest: str) -> None:
-    with pytest.raises(ConfigError, match=f"'{named}'.*did you mean '{nearest}'") as raised:
+    with pytest.raises(ConfigError, match=f"'{re.escape(named)}'.*did you mean '{re.escape(nearest)}'") as raised:
         FlagshipBot.configured(settings)
     assert isinstance(raised.value, ValueError)
 
@@ -113,6 +114,13 @@ def test_a_bot_is_built_from_its_config() -> None:
 
 
 def test_a_tournament_refuses_an_unknown_setting_before_any_game() -> None:
-    with pytest.raises(BotSettingError, match="'selector.bords'; did you mean 'selector.boards'"):
+    with pytest.raises(BotSettingError, match=r"'selector\.bords'; did you mean 'selector\.boards'"):
         check_bot(BotSpec("f", "flagship", {"selector": {"bords": 2}}))
     check_bot(BotSpec("f", "flagship", {"preset": "fast"}))
+
+
+def test_the_documented_defaults_are_the_flagships() -> None:
+    """docs/moving.md prints `FlagshipConfig`'s defaults as TOML: adding or changing a field updates the page."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "moving.md").read_text()
+    (block,) = re.findall(r"^```toml\n(.*?)^```", page, re.S | re.M)
+    assert block == to_toml(FlagshipConfig())
