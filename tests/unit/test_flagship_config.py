@@ -103,7 +103,7 @@ def test_a_bot_is_built_from_its_config() -> None:
         assert bot.settings == configure(CONFIGS["belief-eig"], {"preset": "fast", "low_clock_seconds": 3.0, "planner": {"name": "size"}})
         assert bot.time_manager is None and bot.low_clock_seconds == 3.0
         assert bot.move_selector.config == FAST_FLAGSHIP.selector  # type: ignore[attr-defined]
-        assert type(bot.sense_planner).name == "size"  # type: ignore[attr-defined]
+        assert type(bot.sense_planner).name == "size"
     finally:
         bot.move_selector.close()
     flagship = FlagshipBot(rng=1, config=FAST_FLAGSHIP)
