@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from blindchess.config_tree import check_types
 from blindchess.errors import BlindchessError
-from blindchess.moving.base import SearchRule
+from blindchess.moving.base import MoveSelectionError, SearchRule
 
 
 class TimeManagementError(BlindchessError, ValueError):
@@ -132,7 +132,10 @@ class TimeManager:
 
     def __post_init__(self) -> None:
         check_types(self)
-        self.short_search  # noqa: B018  # refuses an impossible short rule now
+        try:
+            self.short_search  # noqa: B018  # refuses an impossible short rule now, not in a game
+        except MoveSelectionError as error:
+            raise TimeManagementError(f"short_search_share, short_search_overhead, short_search_longest: {error}") from error
         if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:
             raise TimeManagementError(
                 "need reserve >= 0 and 1 <= min_turns_left <= expected_turns, got "

@@ -113,7 +113,7 @@ def test_difficulty_grows_with_the_belief_and_the_threat(boards: int, threat: fl
 @pytest.mark.parametrize(
     "settings_",
     [{"reserve": -1.0}, {"min_turns_left": 0}, {"expected_turns": 5, "min_turns_left": 6}, {"sense_share": 1.5}, {"cap_divisor": 0.5},
-     {"long_clock": -1.0}, {"long_clock": math.nan}],
+     {"long_clock": -1.0}, {"long_clock": math.nan}, {"short_search_share": 0.0}, {"short_search_longest": -1.0}],
 )
 def test_impossible_settings_are_refused_by_name(settings_: dict[str, float]) -> None:
     with pytest.raises(TimeManagementError, match=next(iter(settings_))):
