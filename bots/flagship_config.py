@@ -14,7 +14,7 @@ and ``--settings 'selector.boards = 4'`` build the same config (`configure`). A 
 first applies one of `PRESETS` (``fast``: fixed-depth search on few boards, for tests). An unknown
 or mistyped name is refused with the nearest valid ones, a wrong type with the type it takes
 (`blindchess.config_tree.ConfigError`); `blindchess.config_tree.to_toml` prints a config back.
-`CONFIGS` holds every registered preset bot's config. docs/bots.md lists the fields.
+`CONFIGS` holds every registered preset bot's config. docs/moving.md lists the fields and their defaults.
 
 >>> configure(CONFIGS["flagship"], {"preset": "fast"}).selector.search_depth
 1
