@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import chess
-import numpy as np
 
-from blindchess.arbiter import Color, Player, Square, WinReason
+from blindchess.arbiter import Color
 
-from .random_bot import SeedLike
+from .random_bot import RandomBot, SeedLike
 
 QUICK_ATTACKS: tuple[tuple[chess.Move, ...], ...] = (
     # queen-side knight attacks
@@ -28,17 +27,18 @@ def flipped_move(move: chess.Move) -> chess.Move:
     return chess.Move(chess.square_mirror(move.from_square), chess.square_mirror(move.to_square), move.promotion)
 
 
-class AttackerBot(Player):
+class AttackerBot(RandomBot):
     """Picks one rush at random, skips moves that are no longer possible, then passes.
 
-    Senses at random, as reconchess's AttackerBot does (it never uses what it sees).
+    Senses at random, as reconchess's AttackerBot does (it never uses what it sees): the
+    senses, and the callbacks it ignores, are `RandomBot`'s.
 
     Args:
         rng: a seed or `numpy.random.Generator`; None draws fresh entropy.
     """
 
     def __init__(self, rng: SeedLike = None) -> None:
-        self.rng = np.random.default_rng(rng)
+        super().__init__(rng)
         self.attack = QUICK_ATTACKS[self.rng.integers(len(QUICK_ATTACKS))]
         """The rush chosen at construction (from White's side)."""
         self.move_sequence: list[chess.Move] = list(self.attack)
@@ -47,30 +47,7 @@ class AttackerBot(Player):
     def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:
         self.move_sequence = [flipped_move(move) for move in self.attack] if color == chess.BLACK else list(self.attack)
 
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: Optional[Square]) -> None:
-        pass
-
-    def choose_sense(
-        self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float
-    ) -> Optional[Square]:
-        return sense_actions[self.rng.integers(len(sense_actions))] if sense_actions else None
-
-    def handle_sense_result(self, sense_result: list[tuple[Square, Optional[chess.Piece]]]) -> None:
-        pass
-
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         while self.move_sequence and self.move_sequence[0] not in move_actions:
             self.move_sequence.pop(0)
         return self.move_sequence.pop(0) if self.move_sequence else None
-
-    def handle_move_result(
-        self,
-        requested_move: Optional[chess.Move],
-        taken_move: Optional[chess.Move],
-        captured_opponent_piece: bool,
-        capture_square: Optional[Square],
-    ) -> None:
-        pass
-
-    def handle_game_end(self, winner_color: Optional[Color], win_reason: Optional[WinReason], game_history: Any) -> None:
-        pass

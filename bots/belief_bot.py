@@ -22,12 +22,13 @@ Robustness, because a bot that crashes or flags loses the game:
 
 Time: with a `TimeManager` (:mod:`blindchess.bots.time_management`) the bot plans each turn
 when it is asked to sense: the turn's weight comes from the belief's size and the share of
-64 sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
+`difficulty_boards` sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
 overhead per turn (belief updates and bookkeeping: the turn's wall time minus what the
 planner and selector took, averaged) is taken off, and the sense and move budgets reach the
 planner and selector through their contexts. In a game the manager calls long (by the clock
 at the bot's first turn, `TimeManager.is_long`) what the sense leaves unused goes to the move
-(`Allotment.after_sense`); in a short one the selector is told so (`MoveContext.short_clock`).
+(`Allotment.after_sense`); the manager also hands the selector the game's search rule
+(`TimeManager.search_rule`, in `MoveContext.search`).
 Without a manager, each keeps its own fixed plan.
 
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.pondering` between
@@ -82,6 +83,7 @@ class BeliefBot(ObservingPlayer):
         move_selector: chooses the move; closed at the end of each game.
         rng: seed or generator for every random choice the bot makes.
         low_clock_seconds: below this clock the bot does not sense.
+        difficulty_boards: boards sampled each turn to weigh its difficulty (with a time manager).
         time_manager: plans each turn's sense and move time (None: the planner and selector
             keep their own fixed plans).
     """
@@ -94,6 +96,7 @@ class BeliefBot(ObservingPlayer):
         rng: SeedLike = None,
         *,
         low_clock_seconds: float = 12.0,
+        difficulty_boards: int = 64,
         time_manager: Optional[TimeManager] = None,
     ) -> None:
         self.belief_factory = belief_factory
@@ -101,6 +104,7 @@ class BeliefBot(ObservingPlayer):
         self.move_selector = move_selector
         self.rng = np.random.default_rng(rng)
         self.low_clock_seconds = low_clock_seconds
+        self.difficulty_boards = difficulty_boards
         self.time_manager = time_manager
         self.belief: Belief = belief_factory()
         self.events: list[Observation] = []
@@ -229,7 +233,8 @@ class BeliefBot(ObservingPlayer):
         else:
             long_game = self.time_manager.is_long(self._start_clock)
             allotment = self._allotment.after_sense(self._sense_seconds) if long_game else self._allotment
-            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard, short_clock=not long_game)
+            search = self.time_manager.search_rule(self._start_clock)
+            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard, search=search)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
         except Exception:
@@ -244,7 +249,7 @@ class BeliefBot(ObservingPlayer):
         """This turn's allotment from the time manager (None without one)."""
         if self.time_manager is None:
             return None
-        sample = self.belief.sample(64, self.rng)
+        sample = self.belief.sample(self.difficulty_boards, self.rng)
         levels = threat_levels(sample, self.color) if sample else np.zeros(0, dtype=np.int64)
         threat = float(((levels == 2) + (levels == 1) / 3.0).mean()) if len(levels) else 0.0
         weight = difficulty(len(self.belief), threat)

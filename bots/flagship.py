@@ -14,26 +14,26 @@ from __future__ import annotations
 
 from blindchess.arbiter import Player
 
-from .presets import ValueOfInformationSenseBot, hybrid_belief, learned_prior_belief
-from .time_management import TimeManager
+from .flagship_config import CONFIGS
+from .presets import ValueOfInformationSenseBot
 
 
 class FlagshipBot(ValueOfInformationSenseBot):
-    """The strongest `BeliefBot` preset (see the module docstring)."""
+    """The strongest `BeliefBot` preset (see the module docstring); its settings are `FlagshipConfig`'s defaults."""
 
-    time_manager_class = TimeManager
+    config = CONFIGS["flagship"]
 
 
 class HybridFlagshipBot(FlagshipBot):
     """The flagship on the hybrid belief (exact set while small, particles past it): `flagship-hybrid`."""
 
-    make_belief = staticmethod(hybrid_belief)
+    config = CONFIGS["flagship-hybrid"]
 
 
 class LearnedFlagshipBot(FlagshipBot):
     """The flagship on the board set weighted by the learned prior (docs/neural.md): `flagship-learned`."""
 
-    make_belief = staticmethod(learned_prior_belief)
+    config = CONFIGS["flagship-learned"]
 
 
 def get_player() -> type[Player]:

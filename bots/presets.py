@@ -1,112 +1,95 @@
 """Named `BeliefBot` presets: one per sense planner, all with the same belief and move selector.
 
-They differ only in the planner, which is what the sensing ablation compares; the flagship
-(:mod:`blindchess.bots.flagship`) is the strongest of them. Every preset is a `Player`
-class constructible with just ``rng``, so the registry and `blindchess match` can build it.
+They differ only in their config (:mod:`blindchess.bots.flagship_config`): the planner, which
+is what the sensing ablation compares, and for the flagship (:mod:`blindchess.bots.flagship`)
+the clock plan and the belief. Every preset is a `Player` class constructible with just
+``rng``, so the registry and `blindchess match` can build it; settings given to the
+constructor (as Python, a tournament's TOML or ``--settings``) override its config.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any, ClassVar, Optional
 
-from blindchess.beliefs import Belief, BoardSet, HybridBelief, Weighted, weighted
+from blindchess.beliefs import BoardSet
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
-from blindchess.sensing import ValueOfInformationSensePlanner, make_planner
 
 from .belief_bot import BeliefBot
+from .flagship_config import CONFIGS, BeliefConfig, FlagshipConfig, configure
 from .random_bot import SeedLike
-from .time_management import TimeManager
-
-BELIEF_CAP = 60_000
-"""`BoardSet` size cap of every preset: keeps each update and plan well inside a 120 s + 5 s clock."""
 
 
 def capped_board_set() -> BoardSet:
-    """The presets' belief: an exhaustive board set capped at `BELIEF_CAP` boards, unweighted.
-
-    Unweighted (``move_model=None``: every consistent board equally likely) is what the presets
-    were tuned and measured with (docs/benchmarks.md); `BoardSet`'s own default is the uniform
-    opponent-move model.
-    """
-    return BoardSet(max_boards=BELIEF_CAP, move_model=None)
-
-
-HYBRID_SWITCH_BOARDS = 50_000
-HYBRID_PARTICLES = 5_000
-
-
-def hybrid_belief() -> HybridBelief:
-    """The hybrid belief for presets: exact up to `HYBRID_SWITCH_BOARDS` boards, `HYBRID_PARTICLES` particles past it."""
-    return HybridBelief(switch_boards=HYBRID_SWITCH_BOARDS, particles=HYBRID_PARTICLES)
-
-
-def learned_prior_belief() -> Weighted:
-    """The presets' capped board set weighted by the shipped posterior network (`LearnedPrior`, torch on first use)."""
-    from blindchess.beliefs import LearnedPrior
-
-    return weighted(capped_board_set(), LearnedPrior())
+    """The presets' belief: the default `BeliefConfig`'s capped, unweighted board set."""
+    belief = BeliefConfig().build()
+    assert isinstance(belief, BoardSet)
+    return belief
 
 
 class PlannerPresetBot(BeliefBot):
-    """A `BeliefBot` with the capped board set, the Stockfish selector and the planner named by `planner_name`.
+    """A `BeliefBot` built from one `FlagshipConfig`: the class's `config` with the given settings.
 
     Args:
         rng: seed or generator for every random choice.
-        hunt: hunt the king when far ahead in material (``evaluation/king_hunt.py``: the selector's
-            check bonus and the value-of-information planner's look for the king); False turns
-            both off, for measuring what hunting is worth.
-        **selector_settings: passed to `StockfishMoveSelector` (tests use
-            ``search_depth=1, boards=2, safety_boards=8`` for fast, seed-deterministic games).
+        config: the config to start from (the class's `config` when None).
+        **settings: fields of the config to override, nested tables as mappings
+            (``selector={"boards": 4}``), and ``preset`` for one of `PRESETS` (``preset="fast"``:
+            the tests' fast, seed-deterministic games).
+
+    Raises:
+        ConfigError: an unknown or mistyped setting (named, with the nearest valid names).
     """
 
-    planner_name: ClassVar[str] = "eig"
-    make_belief: ClassVar[Callable[[], Belief]] = staticmethod(capped_board_set)
-    time_manager_class: ClassVar[Optional[Callable[[], TimeManager]]] = None
-    """Builds the preset's time manager (None: the planner's and selector's fixed plans)."""
+    config: ClassVar[FlagshipConfig] = CONFIGS["belief-eig"]
+    """The preset's settings."""
 
-    def __init__(self, rng: SeedLike = None, hunt: bool = True, **selector_settings: Any) -> None:
-        make_manager = type(self).time_manager_class
-        planner = make_planner(self.planner_name)
-        if not hunt:
-            selector_settings["hunt_material"] = None
-            if isinstance(planner, ValueOfInformationSensePlanner):
-                planner.hunt_material = None
+    def __init__(self, rng: SeedLike = None, config: Optional[FlagshipConfig] = None, **settings: Any) -> None:
+        self.settings = type(self).configured(settings, config)
+        """The settings this bot was built from."""
+        chosen = self.settings
         super().__init__(
-            type(self).make_belief,
-            planner,
-            StockfishMoveSelector(**selector_settings),
+            chosen.belief_factory(),
+            chosen.planner.build(),
+            StockfishMoveSelector(chosen.selector),
             rng,
-            time_manager=None if make_manager is None else make_manager(),
+            low_clock_seconds=chosen.low_clock_seconds,
+            difficulty_boards=chosen.difficulty_boards,
+            time_manager=chosen.clock if chosen.time_managed else None,
         )
+
+    @classmethod
+    def configured(cls, settings: Mapping[str, Any], config: Optional[FlagshipConfig] = None) -> FlagshipConfig:
+        """The config a bot of this class built with `settings` plays with (a tournament checks settings with it)."""
+        return configure(cls.config if config is None else config, settings)
 
 
 class RandomSenseBot(PlannerPresetBot):
-    planner_name = "random"
+    config = CONFIGS["belief-random"]
 
 
 class TroutSenseBot(PlannerPresetBot):
-    planner_name = "trout"
+    config = CONFIGS["belief-trout"]
 
 
 class EntropySenseBot(PlannerPresetBot):
-    planner_name = "eig"
+    config = CONFIGS["belief-eig"]
 
 
 class ExpectedSizeSenseBot(PlannerPresetBot):
-    planner_name = "size"
+    config = CONFIGS["belief-size"]
 
 
 class MarginalEntropySenseBot(PlannerPresetBot):
-    planner_name = "marginal"
+    config = CONFIGS["belief-marginal"]
 
 
 class ValueOfInformationSenseBot(PlannerPresetBot):
-    planner_name = "evoi"
+    config = CONFIGS["belief-evoi"]
 
 
-PRESETS: dict[str, type[PlannerPresetBot]] = {
-    f"belief-{cls.planner_name}": cls
+PRESET_BOTS: dict[str, type[PlannerPresetBot]] = {
+    f"belief-{cls.config.planner.name}": cls
     for cls in (RandomSenseBot, TroutSenseBot, EntropySenseBot, ExpectedSizeSenseBot, MarginalEntropySenseBot, ValueOfInformationSenseBot)
 }
 """Short name (``belief-<planner>``) -> preset class."""

@@ -3,9 +3,8 @@
 RBC's clock is a chess clock with an increment: ``seconds_left`` runs down during our turn
 (sense, move and the belief updates between them) and grows by the increment ``inc`` after
 it. A bot that spends a fixed amount per turn is either too slow at short clocks or leaves
-most of a long clock unused (the flagship, at 900 + 5, used well under half of its clock and
-lost to an opponent that used nearly all of its own). The rule here is the classic
-engine one, adapted to a game whose length we cannot see:
+most of a long clock unused (docs/clock.md). The rule here is the classic engine one, adapted
+to a game whose length we cannot see:
 
 .. code-block:: text
 
@@ -38,13 +37,11 @@ engine one, adapted to a game whose length we cannot see:
 
 A game whose clock starts with `long_clock` seconds or more (default 600: the competitions'
 900 + 5) is a long game: the move gets what the sense left unused and the selector searches by
-its own fuller rule (commit 41a7351). A shorter game keeps the spending judged at short clocks:
-the sense's unused share stays on the clock and the selector keeps its old margins
-(``MoveContext.short_clock``). The fuller spending is what made the flagship use 97% of a
-900 + 5 clock instead of 19-43%, but at 60 + 2 it scored 40.0% (26.9-53.1%) against the
-spending it replaced over 40 games, and at 300 + 5 the old spending already used 87% of the
-clock (docs/clock.md): so it is kept where it is needed, and short games play as the flagship
-that was measured at 60 + 2, 120 + 5 and 300 + 5.
+its own fuller rule. A shorter game keeps the spending judged at short clocks: the sense's
+unused share stays on the clock and the selector searches by the short rule the manager hands
+it (`TimeManager.search_rule`, through ``MoveContext.search``). The fuller spending is needed
+to use a long clock and was measured to cost strength at short ones (docs/clock.md, "Only in
+long games"), so each kind of game keeps the spending it was measured with.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
@@ -57,7 +54,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from blindchess.config_tree import check_types
 from blindchess.errors import BlindchessError
+from blindchess.moving.base import MoveSelectionError, SearchRule
 
 
 class TimeManagementError(BlindchessError, ValueError):
@@ -81,9 +80,9 @@ class Allotment:
     def after_sense(self, spent: float) -> Allotment:
         """The move's share once the sense took `spent` seconds: what the sense left unused goes to the move.
 
-        A turn's time is one pot: the value-of-information planner often decides in a fraction
-        of a second on a small belief (0.2-0.7 s of 5-17 s sense budgets at 900 + 5), and
-        without this the unused fifth of every such turn stayed on the clock. A sense that
+        A turn's time is one pot: the value-of-information planner often decides in a small
+        fraction of its sense budget on a small belief (docs/clock.md), and without this the
+        unused share of every such turn would stay on the clock. A sense that
         overran takes nothing from the move (the next turn's plan sees the clock). A turn whose
         sense kept to its share still spends at most ``sense + hard``, so the module's
         no-loss-on-time bound holds.
@@ -97,19 +96,7 @@ class Allotment:
 
 @dataclass(frozen=True, slots=True)
 class TimeManager:
-    """The clock plan of the module docstring.
-
-    Attributes:
-        reserve: seconds of the clock never planned with.
-        expected_turns: own turns a game is expected to last, from the start.
-        min_turns_left: the fewest own turns the bank is ever spread over.
-        increment_share: share of the increment spent in the turn that earns it.
-        sense_share: share of a turn's time given to the sense.
-        cap_divisor: one turn takes at most ``usable / cap_divisor`` plus its increment share
-            (and never more than half of ``usable``).
-        hard_factor: a close call may take this many times the move's share.
-        long_clock: a game whose clock starts with at least this many seconds is a long game
-            (the module docstring; ``math.inf``: none is).
+    """The clock plan of the module docstring: the ``clock`` table of the flagship's settings.
 
     >>> manager = TimeManager()
     >>> round(manager.allot(900.0, 5.0, turn=0).move, 2)  # a 15-minute game's first move
@@ -121,15 +108,34 @@ class TimeManager:
     """
 
     reserve: float = 8.0
+    """Seconds of the clock never planned with."""
     expected_turns: int = 30
+    """Own turns a game is expected to last, from the start."""
     min_turns_left: int = 12
+    """The fewest own turns the bank is ever spread over."""
     increment_share: float = 0.85
+    """Share of the increment spent in the turn that earns it."""
     sense_share: float = 0.2
+    """Share of a turn's time given to the sense."""
     cap_divisor: float = 6.0
+    """One turn takes at most ``usable / cap_divisor`` plus its increment share (and never more than half of ``usable``)."""
     hard_factor: float = 2.5
+    """A close call may take this many times the move's share."""
     long_clock: float = 600.0
+    """A game whose clock starts with at least this many seconds is a long game (``inf``: none is)."""
+    short_search_share: float = 0.7
+    """In a short game, share of an evaluation's seconds the selector's searches get (`search_rule`)."""
+    short_search_overhead: float = 0.0
+    """In a short game, seconds taken off each search's limit."""
+    short_search_longest: float = 0.5
+    """In a short game, the longest search of one position."""
 
     def __post_init__(self) -> None:
+        check_types(self)
+        try:
+            self.short_search  # noqa: B018  # refuses an impossible short rule now, not in a game
+        except MoveSelectionError as error:
+            raise TimeManagementError(f"short_search_share, short_search_overhead, short_search_longest: {error}") from error
         if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:
             raise TimeManagementError(
                 "need reserve >= 0 and 1 <= min_turns_left <= expected_turns, got "
@@ -150,6 +156,20 @@ class TimeManager:
         (True, False)
         """
         return start_seconds >= self.long_clock
+
+    @property
+    def short_search(self) -> SearchRule:
+        """The searches of a short game: ``min(longest, share * seconds / positions - overhead)`` each."""
+        return SearchRule(self.short_search_share, self.short_search_overhead, self.short_search_longest)
+
+    def search_rule(self, start_seconds: float) -> SearchRule | None:
+        """The selector's search rule in a game whose clock started at `start_seconds`: `short_search`
+        in a short game, None (the selector's own) in a long one.
+
+        >>> TimeManager().search_rule(900.0) is None, TimeManager().search_rule(60.0) == TimeManager().short_search
+        (True, True)
+        """
+        return None if self.is_long(start_seconds) else self.short_search
 
     def turns_left(self, turn: int) -> int:
         """Own turns the bank is spread over at own turn `turn` (0-based)."""

@@ -11,8 +11,8 @@ flagship-against-flagship games and its 30 games against reconchess's TroutBot):
   half-turns, in each of ten flagship-against-flagship games (the game then took 12 to 142
   more half-turns, 58 on average, and the side ahead lost one).
 
-Each is played from the side ahead by the flagship (`hunt=True`, the default) and by the same
-flagship with the hunt off (`hunt=False`: no engine vote in the selector, no look for the king
+Each is played from the side ahead by the flagship (the hunt on, the default) and by the same
+flagship with the hunt off (``preset = "no-hunt"``: no engine vote in the selector, no look for the king
 in the planner), with the same seeds, against the opponent of the game it comes from: the
 flagship as it was before its clock work (`flagship_before_clock`, no hunt) or our TroutBot. A
 position with Black to move is mirrored, so that White moves first as the arbiter requires.
@@ -96,7 +96,7 @@ def play(
     fen: str, opponent_name: str, hunter_color: chess.Color, hunt: bool, seed: int, seconds: float, increment: float, turn_cap: int
 ) -> Outcome:
     """One game of the flagship (hunt on or off) against `opponent_name` from `fen`."""
-    hunter = FlagshipBot(seed, hunt=hunt)
+    hunter = FlagshipBot(seed) if hunt else FlagshipBot(seed, preset="no-hunt")
     opponent: Player = FlagshipBeforeClock(seed + 1_000) if opponent_name == BEFORE else TroutBot(seed + 1_000)
     white, black = (hunter, opponent) if hunter_color == chess.WHITE else (opponent, hunter)
     game = LocalGame(seconds, increment, full_turn_limit=turn_cap, starting_fen=fen)

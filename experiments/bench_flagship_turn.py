@@ -92,7 +92,7 @@ class TimedPlayer(Player):
 
 def play_one(seed: int, opponent: str, depth: int, clock: float) -> dict[str, Any]:
     """One game of the flagship (White) against `opponent`; per-turn phase seconds and the actions."""
-    flagship = TimedPlayer(FlagshipBot(rng=seed, search_depth=depth))
+    flagship = TimedPlayer(FlagshipBot(rng=seed, selector={"search_depth": depth}))
     other = {"random": RandomBot, "attacker": AttackerBot}[opponent](rng=seed + 1)
     winner, reason, _ = play_local_game(flagship, other, seconds_per_player=clock, enforce_deadlines=False)
     return {"turns": flagship.turns, "actions": flagship.actions, "winner": winner, "reason": str(reason)}

@@ -45,9 +45,11 @@ from blindchess.beliefs.recorded_games import observed_game
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.presets import capped_board_set
 from blindchess.bots.trout_bot import TroutBot
+from blindchess.config_tree import build
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.flagship_before_clock import OLD_LIMITS
 from blindchess.moving.base import MoveContext
+from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import StockfishMoveSelector, score_to_value
 
 
@@ -65,7 +67,7 @@ def positions(games: int, seed: int, per_game: int) -> list[Position]:
     """Up to `per_game` decisions of the flagship per game, spread over each game."""
     found: list[Position] = []
     for index in range(games):
-        flagship = FlagshipBot(rng=seed + index, search_depth=1, boards=2, safety_boards=8)
+        flagship = FlagshipBot(rng=seed + index, preset="fast")
         trout = TroutBot(rng=seed + 1000 + index)
         color = chess.WHITE if index % 2 == 0 else chess.BLACK
         white, black = (flagship, trout) if color == chess.WHITE else (trout, flagship)
@@ -114,7 +116,7 @@ class Arm:
 
 def choose(position: Position, arm: Arm, seed: int) -> tuple[chess.Move, float]:
     """The arm's choice and its wall time (a fresh selector, so no cache carries over)."""
-    selector = StockfishMoveSelector(**dict(arm.settings))  # type: ignore[arg-type]
+    selector = StockfishMoveSelector(build(SelectorConfig, dict(arm.settings)))
     budget, hard = arm.budget, arm.hard
     try:
         with selector.pool.engine() as engine:  # start Stockfish before the clock does

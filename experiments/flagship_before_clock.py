@@ -11,21 +11,18 @@ planner's look for the king). Load it by path or module name::
 
 from __future__ import annotations
 
-from typing import Any
-
 from blindchess.arbiter import Player
+from blindchess.bots.flagship_config import CONFIGS, configure
 from blindchess.bots.presets import ValueOfInformationSenseBot
-from blindchess.bots.random_bot import SeedLike
 
 OLD_LIMITS: dict[str, float] = {"max_boards": 24, "max_position_seconds": 0.1, "search_share": 0.7, "search_overhead": 0.0}
 """The selector's settings at 187bf11 (its defaults then, where they differ from today's)."""
 
 
 class FlagshipBeforeClock(ValueOfInformationSenseBot):
-    """`belief-evoi` with the selector's old limits: what `flagship` was at 187bf11."""
+    """`belief-evoi` with the selector's old limits and no hunt: what `flagship` was at 187bf11."""
 
-    def __init__(self, rng: SeedLike = None, **selector_settings: Any) -> None:
-        super().__init__(rng, hunt=False, **{**OLD_LIMITS, **selector_settings})
+    config = configure(CONFIGS["belief-evoi"], {"preset": "no-hunt", "selector": OLD_LIMITS})
 
 
 def get_player() -> type[Player]:

@@ -13,17 +13,16 @@ or more. Load it by path or module name::
 from __future__ import annotations
 
 import math
-from functools import partial
 
 from blindchess.arbiter import Player
+from blindchess.bots.flagship_config import CONFIGS, configure
 from blindchess.bots.presets import ValueOfInformationSenseBot
-from blindchess.bots.time_management import TimeManager
 
 
 class FlagshipBeforeSpending(ValueOfInformationSenseBot):
-    """The flagship of 06acaf2: every game short (`blindchess.moving.stockfish_selector.SHORT_CLOCK_SEARCH`)."""
+    """The flagship of 06acaf2: every game short (`TimeManager.short_search`, ``clock.long_clock = inf``)."""
 
-    time_manager_class = partial(TimeManager, long_clock=math.inf)
+    config = configure(CONFIGS["flagship"], {"clock": {"long_clock": math.inf}})
 
 
 def get_player() -> type[Player]:

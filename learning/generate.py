@@ -47,7 +47,7 @@ DEFAULT_MIX = ("random", "attacker", "trout")
 """The default training mix: reconchess-style random, attacker and trout (belief bots cost 10-30 s a game
 even at cheap settings; add them with `--mix`)."""
 
-_SELECTOR_TEST_SETTINGS: dict[str, Any] = {"search_depth": 1, "boards": 2, "safety_boards": 8}
+_SELECTOR_TEST_SETTINGS: dict[str, Any] = {"preset": "fast"}
 CHEAP_SETTINGS: dict[str, dict[str, Any]] = {
     "trout": {"limit": {"nodes": 2000}},
     "flagship": _SELECTOR_TEST_SETTINGS,

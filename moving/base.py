@@ -30,6 +30,39 @@ class MoveSelectionError(BlindchessError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class SearchRule:
+    """How an evaluation's seconds become each search's time limit.
+
+    ``limit = min(longest, share * seconds / positions - overhead)``, at least 4 ms (with
+    several engines, ``seconds`` counts once per engine: they search side by side).
+
+    Attributes:
+        share: share of the seconds given to the searches (the rest pays for the Python
+            around them).
+        overhead: seconds taken off each limit for the search's round trip to the engine.
+        longest: the longest search of one position.
+
+    >>> SearchRule(share=0.9, overhead=0.003, longest=5.0).limit(2.0, positions=16)
+    0.1095
+    """
+
+    share: float
+    overhead: float
+    longest: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.share <= 1.0 or self.overhead < 0.0 or self.longest <= 0.0:
+            raise MoveSelectionError(
+                "need 0 < search_share <= 1, search_overhead >= 0 and max_position_seconds > 0, "
+                f"got {self.share!r}, {self.overhead!r}, {self.longest!r}"
+            )
+
+    def limit(self, seconds: float, positions: int) -> float:
+        """Seconds for each of `positions` searches sharing `seconds`."""
+        return max(0.004, min(self.longest, self.share * seconds / max(1, positions) - self.overhead))
+
+
+@dataclass(frozen=True, slots=True)
 class MoveContext:
     """What a selector knows besides the belief.
 
@@ -39,16 +72,16 @@ class MoveContext:
         budget: seconds the bot's time manager gives this move (None: the selector plans its
             own from the clock; see `blindchess.bots.time_management`).
         hard_budget: seconds the move may take on a close call (None: `budget`).
-        short_clock: the time manager plans a short game (`TimeManager.long_clock`): an
-            engine-backed selector keeps the search margins judged at short clocks instead of
-            its own (see `blindchess.moving.stockfish_selector.SHORT_CLOCK_SEARCH`).
+        search: how a timed search turns its seconds into search limits in this game, as the
+            bot's time manager decides (`TimeManager.search_rule`; None: the selector's own rule).
+            A fixed-depth selector has no use for it.
     """
 
     color: Color
     increment: float = 0.0
     budget: Optional[float] = None
     hard_budget: Optional[float] = None
-    short_clock: bool = False
+    search: Optional[SearchRule] = None
 
 
 @runtime_checkable

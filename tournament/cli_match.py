@@ -35,6 +35,12 @@ must have a ``ponder(stop)`` method. A pondering bot plays isolated (in the work
 its thread would take time from the opponent's clock), so ``--ponder`` with ``--no-isolate``
 is an error.
 
+``--settings`` and ``--second-settings`` give the bot named first and second constructor settings,
+the inside of a TOML inline table, as a tournament's ``settings`` table takes them: for the
+flagship and the other belief presets the fields of its config (docs/bots.md), e.g.
+``blindchess match flagship random --settings 'preset = "fast", selector.boards = 4'``. An unknown
+or mistyped setting is refused before any game, with the nearest valid names.
+
 Ctrl-C stops the match (exit 130): the games finished are saved, the game it landed in is not
 counted (it may have reached a bot as that bot's fault), and ``--resume`` plays the rest.
 """
@@ -64,6 +70,7 @@ from blindchess.text_tables import table
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
+from .config import parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
 from .report import clock_use
@@ -127,6 +134,10 @@ def add_parser(subparsers: Any) -> None:
         choices=PONDER_CHOICES,
         help="let the bot named first, the second or both think on the opponent's turn (implies --isolate for them)",
     )
+    parser.add_argument(
+        "--settings", default="", help="the first bot's settings, the inside of a TOML inline table: 'selector.boards = 4, x = 1'"
+    )
+    parser.add_argument("--second-settings", default="", help="the same for the second bot")
     parser.add_argument(
         "--memory-limit",
         type=positive_int,
@@ -277,9 +288,10 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     if args.ponder is not None and args.isolate is False:
         raise PonderingNeedsIsolationError("--ponder plays the pondering bots in their own processes; it cannot go with --no-isolate")
     ponders = (args.ponder in ("first", "both"), args.ponder in ("second", "both"))
+    settings = (parse_settings(args.settings, "--settings"), parse_settings(args.second_settings, "--second-settings"))
     bots = tuple(
-        BotSpec(label, bot, isolate=args.isolate, memory_limit_mib=args.memory_limit, ponder=ponder, clock=clock)
-        for label, bot, ponder, clock in zip(labels, (args.white, args.black), ponders, clocks, strict=True)
+        BotSpec(label, bot, setting, isolate=args.isolate, memory_limit_mib=args.memory_limit, ponder=ponder, clock=clock)
+        for label, bot, setting, ponder, clock in zip(labels, (args.white, args.black), settings, ponders, clocks, strict=True)
     )
     for bot_spec in bots:
         check_bot(bot_spec)

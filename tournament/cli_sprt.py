@@ -18,7 +18,7 @@ as ``blindchess match --ponder`` does; docs/pondering.md), so ``blindchess sprt 
 --ponder a`` measures what pondering gains: pondering counts as a setting.
 
 Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
-the inside of a TOML inline table (``'search_depth = 1, boards = 4'``), so a bot can be tested against a
+the inside of a TOML inline table (``'selector.search_depth = 1, selector.boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
 accepts H0 by construction.
 """
@@ -36,7 +36,7 @@ from blindchess.arguments import non_negative_seconds, positive_int, positive_se
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
-from .config import SelfPairingError, TournamentConfig, pairing_games, tomllib
+from .config import SelfPairingError, TournamentConfig, pairing_games, parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
 from .report import clock_use
@@ -77,19 +77,11 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _settings(text: str, flag: str) -> dict[str, Any]:
-    """The settings of ``--a-settings 'limit = {depth = 2}, x = 1'``: the inside of a TOML inline table."""
-    try:
-        return dict(tomllib.loads(f"settings = {{{text}}}")["settings"])
-    except tomllib.TOMLDecodeError as error:
-        raise BotSettingError(f"{flag} {text!r} is not the inside of a TOML inline table (k = v, ...): {error}") from error
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         test = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
-        a = BotSpec("A", args.a, _settings(args.a_settings, "--a-settings"), ponder=args.ponder in ("a", "both"))
-        b = BotSpec("B", args.b, _settings(args.b_settings, "--b-settings"), ponder=args.ponder in ("b", "both"))
+        a = BotSpec("A", args.a, parse_settings(args.a_settings, "--a-settings"), ponder=args.ponder in ("a", "both"))
+        b = BotSpec("B", args.b, parse_settings(args.b_settings, "--b-settings"), ponder=args.ponder in ("b", "both"))
         if a.same_player(b):
             raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
         check_bot(a)

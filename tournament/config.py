@@ -52,14 +52,16 @@ from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.errors import BlindchessError
 
 from .spec import BotSpec, GameSpec
-from .task import did_you_mean
+from .task import BotSettingError, did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # mypy checks as 3.10
 
-__all__ = ["ConfigError", "SelfPairingError", "TournamentConfig", "load_config", "pairing_games", "parse_config", "tomllib"]
+__all__ = [
+    "ConfigError", "SelfPairingError", "TournamentConfig", "load_config", "pairing_games", "parse_config", "parse_settings", "tomllib"
+]
 
 FORMATS = ("round-robin", "gauntlet")
 _TOURNAMENT_KEYS = {
@@ -237,3 +239,18 @@ def _check_keys(table: Mapping[str, Any], known: Mapping[str, Any], source: str,
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
             raise ConfigError(f"{source}: {where} {key} = {value!r} must be {names}")
+
+
+def parse_settings(text: str, flag: str) -> dict[str, Any]:
+    """The settings of ``--settings 'selector.boards = 2, x = 1'``: the inside of a TOML inline table.
+
+    >>> parse_settings('preset = "fast", selector.boards = 4', "--settings")
+    {'preset': 'fast', 'selector': {'boards': 4}}
+
+    Raises:
+        BotSettingError: `text` is no such thing (the message names `flag`).
+    """
+    try:
+        return dict(tomllib.loads(f"settings = {{{text}}}")["settings"])
+    except tomllib.TOMLDecodeError as error:
+        raise BotSettingError(f"{flag} {text!r} is not the inside of a TOML inline table (k = v, ...): {error}") from error

@@ -126,6 +126,13 @@ def check_bot(spec: BotSpec) -> None:
     player_class = resolve_player_class(spec.bot)
     if spec.ponder and not supports_pondering(player_class):
         raise BotSettingError(f"player {spec.label!r}: bot {spec.bot!r} cannot ponder (it has no ponder(stop) method)")
+    configured = getattr(player_class, "configured", None)  # a bot built from a config tree checks its own settings
+    if callable(configured):
+        try:
+            configured(spec.settings)
+        except ValueError as error:
+            raise BotSettingError(f"player {spec.label!r}: bot {spec.bot!r}: {error}") from error
+        return
     try:
         parameters = inspect.signature(player_class).parameters
     except (TypeError, ValueError):

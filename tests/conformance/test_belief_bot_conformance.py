@@ -1,6 +1,6 @@
 """The registered `BeliefBot` presets: both colours without a fault, and the same game again by seed.
 
-Run with fixed-depth search on few boards (`search_depth`), which makes the move selector
+Run at the ``fast`` preset (fixed-depth search on few boards), which makes the move selector
 independent of the clock and so the whole bot deterministic for a seed.
 """
 
@@ -14,12 +14,11 @@ from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.registry import resolve_bot
 
 PRESET_NAMES = ("flagship", "belief-eig", "belief-random")
-FAST = {"search_depth": 1, "boards": 2, "safety_boards": 8}
 
 
 def _play(name: str, color: chess.Color, seed: int) -> tuple[str, GameHistory]:
     _, bot_class = resolve_bot(name)
-    bot = bot_class(rng=seed, **FAST)  # type: ignore[call-arg]  # ours take rng; type[Player] does not say
+    bot = bot_class(rng=seed, preset="fast")  # type: ignore[call-arg]  # ours take rng; type[Player] does not say
     opponent = RandomBot(rng=seed + 1)
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
     _, _, history = play_local_game(white, black, game=LocalGame(full_turn_limit=12))

@@ -20,6 +20,7 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, SenseResult
 from blindchess.arbiter.types import Square
 from blindchess.beliefs import BeliefPlayerMixin, BoardSet
 from blindchess.bots.belief_bot import BeliefBot
+from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.bots.random_bot import RandomBot
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.random_planner import RandomSensePlanner
@@ -68,7 +69,7 @@ class FaultingRandomBot(RandomBot):
 
 
 def _belief_bot(seed: int) -> RecordingBeliefBot:
-    selector = StockfishMoveSelector(search_depth=1, boards=2, safety_boards=8)
+    selector = StockfishMoveSelector(FAST_FLAGSHIP.selector)
     return RecordingBeliefBot(lambda: BoardSet(max_boards=20_000), RandomSensePlanner(), selector, rng=seed)
 
 

@@ -20,6 +20,7 @@ from blindchess.arbiter.observations import OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.bots.random_bot import RandomBot
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.random_planner import RandomSensePlanner
@@ -111,7 +112,7 @@ class BadEventBeliefBot(BeliefBot):
     """A `BeliefBot` that is handed bad events before the true ones: malformed, then impossible."""
 
     def __init__(self, rng: int) -> None:
-        selector = StockfishMoveSelector(search_depth=1, boards=2, safety_boards=8)
+        selector = StockfishMoveSelector(FAST_FLAGSHIP.selector)
         super().__init__(lambda: CountingBoardSet(max_boards=20_000), RandomSensePlanner(), selector, rng)
         self.turns = 0
 

@@ -44,6 +44,8 @@ def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None
         (("match", "random", "random", "--seconds", "nan"), "must be a finite number of seconds, got 'nan'"),
         (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
         (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
+        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords'; did you mean 'selector.boards'"),
+        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings 'selector.boards =' is not the inside of a TOML"),
         (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
         (
             ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),

@@ -14,6 +14,7 @@ from blindchess.arbiter.observations import GameStarted
 from blindchess.arbiter.rules import request_outcome
 from blindchess.beliefs import BoardSet
 from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
+from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
@@ -27,7 +28,7 @@ def known_position(fen: str) -> BoardSet:
 
 @pytest.fixture(scope="module")
 def selector() -> Iterator[StockfishMoveSelector]:
-    chosen = StockfishMoveSelector(boards=4, candidates=4)
+    chosen = StockfishMoveSelector(SelectorConfig(boards=4, candidates=4))
     yield chosen
     chosen.close()
 
@@ -95,5 +96,5 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
 )
 def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
     with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
-        StockfishMoveSelector(**settings)  # type: ignore[arg-type]
+        SelectorConfig(**settings)  # type: ignore[arg-type]
     assert isinstance(raised.value, ValueError)

@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 from blindchess.arbiter import LocalGame, play_local_game
 from blindchess.arbiter.loading import load_player
 from blindchess.arbiter.observations import MoveResult, OpponentMoved
-from blindchess.arbiter.rules import RequestOutcome
 from blindchess.beliefs import BoardSet
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.random_games import play_random_game
 from blindchess.bots.belief_bot import BeliefBot
+from blindchess.bots.flagship_config import CONFIGS, configure
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.time_management import Allotment, TimeManagementError, TimeManager, difficulty
-from blindchess.moving.base import MoveContext
-from blindchess.moving.stockfish_selector import SHORT_CLOCK_SEARCH, SearchRule, StockfishMoveSelector
+from blindchess.moving.base import MoveContext, SearchRule
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.base import SenseContext
 from blindchess.sensing.random_planner import RandomSensePlanner
 
@@ -113,7 +113,7 @@ def test_difficulty_grows_with_the_belief_and_the_threat(boards: int, threat: fl
 @pytest.mark.parametrize(
     "settings_",
     [{"reserve": -1.0}, {"min_turns_left": 0}, {"expected_turns": 5, "min_turns_left": 6}, {"sense_share": 1.5}, {"cap_divisor": 0.5},
-     {"long_clock": -1.0}, {"long_clock": math.nan}],
+     {"long_clock": -1.0}, {"long_clock": math.nan}, {"short_search_share": 0.0}, {"short_search_longest": -1.0}],
 )
 def test_impossible_settings_are_refused_by_name(settings_: dict[str, float]) -> None:
     with pytest.raises(TimeManagementError, match=next(iter(settings_))):
@@ -127,27 +127,14 @@ class RecordingSelector(StockfishMoveSelector):
     """The real selector at test settings, remembering each context and clock it was given."""
 
     def __init__(self) -> None:
-        super().__init__(search_depth=1, boards=2, safety_boards=8)
+        super().__init__(configure(CONFIGS["flagship"], {"preset": "fast"}).selector)
         self.seen: list[tuple[float, MoveContext]] = []
-        self.searches: set[SearchRule] = set()
 
     def choose_move(
         self, belief: Belief, move_actions: list[chess.Move], seconds_left: float, rng: np.random.Generator, context: MoveContext
     ) -> Optional[chess.Move]:
         self.seen.append((seconds_left, context))
         return super().choose_move(belief, move_actions, seconds_left, rng, context)
-
-    def _evaluate(
-        self,
-        outcomes: list[list[RequestOutcome]],
-        weights: np.ndarray,
-        columns: list[int],
-        color: chess.Color,
-        seconds: float,
-        search: SearchRule,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        self.searches.add(search)
-        return super()._evaluate(outcomes, weights, columns, color, seconds, search)
 
 
 class RecordingPlanner(RandomSensePlanner):
@@ -185,9 +172,8 @@ def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
         # bot's own time around the planner (microseconds, unless the process is preempted there)
         left = sense.budget - spent
         assert 4 * sense.budget + max(0.0, left - 0.05) - 1e-9 <= context.budget <= 4 * sense.budget + max(0.0, left) + 1e-9
-        assert not context.short_clock
+        assert context.search is None  # a long game: the selector's own rule
     assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
-    assert selector.searches == {selector.search}
 
 
 def test_without_a_manager_the_contexts_carry_no_budget() -> None:
@@ -230,21 +216,21 @@ def test_a_stop_before_pondering_does_nothing() -> None:
 
 
 def test_a_short_game_keeps_the_short_clock_spending() -> None:
-    """Below `long_clock` (600 s by default) the move gets its fixed share and the selector searches by `SHORT_CLOCK_SEARCH`."""
+    """Below `long_clock` (600 s by default) the move gets its fixed share and the selector searches by the short rule."""
     planner, selector = RecordingPlanner(), RecordingSelector()
     bot = BeliefBot(lambda: BoardSet(max_boards=5_000), planner, selector, rng=3, time_manager=TimeManager())
     play_local_game(bot, RandomBot(rng=4), LocalGame(seconds_per_player=599.0, seconds_increment=2.0, full_turn_limit=6))
     assert selector.seen and len(planner.seen) == len(selector.seen)
     for (_, context), sense in zip(selector.seen, planner.seen, strict=True):
         assert sense.budget is not None and context.budget == pytest.approx(4 * sense.budget)
-        assert context.short_clock
-    assert selector.searches == {SHORT_CLOCK_SEARCH} != {selector.search}
+        assert context.search == TimeManager().short_search != selector.config.search_rule
 
 
 @given(st.floats(0.0, 100.0), st.integers(1, 500))
 def test_the_short_clock_search_is_the_rule_judged_at_short_clocks(seconds: float, positions: int) -> None:
-    """`SHORT_CLOCK_SEARCH` limits each search as the flagship of 06acaf2 did (57.5% at 60 + 2, 30/30 against TroutBot)."""
-    assert SHORT_CLOCK_SEARCH.limit(seconds, positions) == pytest.approx(max(0.004, min(0.5, seconds / positions * 0.7)))
+    """`TimeManager.short_search` limits each search as the flagship measured at short clocks did (docs/clock.md)."""
+    rule = TimeManager().short_search
+    assert rule.limit(seconds, positions) == pytest.approx(max(0.004, min(0.5, seconds / positions * 0.7)))
 
 
 @pytest.mark.parametrize(
@@ -259,13 +245,13 @@ def test_the_baselines_spend_as_their_commits_did(
     spec: str, share: float, overhead: float, longest: float, long_clock: Optional[float]
 ) -> None:
     """The flagship and the two bots kept to judge it against (experiments/): their selectors' and clocks' settings
-    (a game shorter than ``long_clock`` searches by `SHORT_CLOCK_SEARCH`)."""
+    (a game shorter than ``long_clock`` searches by `TimeManager.short_search`)."""
     _, player = load_player(spec)
     bot = player(rng=0)  # type: ignore[call-arg]
     assert isinstance(bot, BeliefBot) and isinstance(bot.move_selector, StockfishMoveSelector)
     try:
         selector = bot.move_selector
-        assert selector.search == SearchRule(share, overhead, longest)
+        assert selector.config.search_rule == SearchRule(share, overhead, longest)
         assert (None if bot.time_manager is None else bot.time_manager.long_clock) == long_clock
     finally:
         bot.move_selector.close()

@@ -1,0 +1,126 @@
+"""The flagship's config tree: one set of names for Python, TOML and ``--settings``; refusals that name the field; TOML both ways."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.flagship_config import CONFIGS, FAST_FLAGSHIP, PRESETS, FlagshipConfig, PlannerConfig, configure
+from blindchess.bots.presets import EntropySenseBot
+from blindchess.bots.time_management import TimeManager
+from blindchess.config_tree import ConfigError, build, to_toml
+from blindchess.moving.selector_config import SelectorConfig
+from blindchess.tournament.config import parse_config, parse_settings, tomllib
+from blindchess.tournament.spec import BotSpec
+from blindchess.tournament.task import BotSettingError, check_bot
+
+EVERY_PRESET = [
+    pytest.param(configure(config, {"preset": preset} if preset else {}), id=f"{name}+{preset or 'none'}")
+    for name, config in CONFIGS.items()
+    for preset in (None, *PRESETS)
+]
+
+
+@pytest.mark.parametrize("config", EVERY_PRESET)
+def test_every_preset_is_built_again_from_its_printed_toml(config: FlagshipConfig) -> None:
+    text = to_toml(config)
+    assert build(FlagshipConfig, tomllib.loads(text)) == config
+    assert to_toml(build(FlagshipConfig, tomllib.loads(text))) == text
+
+
+def test_python_tournament_toml_and_settings_strings_take_the_same_names() -> None:
+    python = FlagshipBot.configured({"selector": {"boards": 4, "hunt_material": math.inf}, "clock": {"reserve": 5.0}, "preset": "fast"})
+    command_line = parse_settings('preset = "fast", selector.boards = 4, selector.hunt_material = inf, clock.reserve = 5.0', "--settings")
+    tournament = parse_config(tomllib.loads(
+        '[tournament]\nformat = "round-robin"\n'
+        '[players.a]\nbot = "flagship"\n'
+        'settings = { preset = "fast", selector = { boards = 4, hunt_material = inf }, clock = { reserve = 5.0 } }\n'
+        '[players.b]\nbot = "random"\n'
+    ))
+    (spec,) = [player for player in tournament.players if player.label == "a"]
+    assert FlagshipBot.configured(command_line) == FlagshipBot.configured(spec.settings) == python
+    assert python.selector == dataclasses.replace(FAST_FLAGSHIP.selector, boards=4, hunt_material=math.inf)
+    assert python.clock == TimeManager(reserve=5.0) and python.planner == PlannerConfig()
+
+
+@pytest.mark.parametrize(
+    ("settings", "named", "nearest"),
+    [
+        ({"selector": {"bords": 2}}, "selector.bords", "selector.boards"),
+        ({"selectr": {"boards": 2}}, "selectr", "selector"),
+        ({"clock": {"reserv": 2.0}}, "clock.reserv", "clock.reserve"),
+        ({"low_clock_second": 5.0}, "low_clock_second", "low_clock_seconds"),
+        ({"preset": "fats"}, "fats", "fast"),
+        ({"planner": {"name": "evio"}}, "evio", "evoi"),
+        ({"belief": {"kind": "hybird"}}, "hybird", "hybrid"),
+    ],
+)
+def test_an_unknown_or_mistyped_name_is_refused_with_the_nearest(settings: dict[str, object], named: str, nearest: str) -> None:
+    with pytest.raises(ConfigError, match=f"'{re.escape(named)}'.*did you mean '{re.escape(nearest)}'") as raised:
+        FlagshipBot.configured(settings)
+    assert isinstance(raised.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("settings", "fragment"),
+    [
+        ({"selector": {"boards": "4"}}, "'selector.boards' takes int, got '4'"),
+        ({"selector": {"boards": 2.5}}, "'selector.boards' takes int, got 2.5"),
+        ({"time_managed": 1}, "'time_managed' takes bool, got 1"),
+        ({"selector": 3}, "'selector' is a table of settings"),
+        ({"clock": {"sense_share": 2.0}}, "sense_share must be in"),
+        ({"selector": {"worst_case_weight": -1.0}}, "worst_case_weight must be in"),
+    ],
+)
+def test_a_wrong_type_or_value_is_refused_naming_the_field(settings: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        FlagshipBot.configured(settings)
+
+
+def test_python_construction_is_checked_too() -> None:
+    with pytest.raises(ConfigError, match="'boards' takes int"):
+        SelectorConfig(boards="2")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="'selector' takes SelectorConfig"):
+        FlagshipConfig(selector={"boards": 2})  # type: ignore[arg-type]
+
+
+def test_nothing_changes_after_construction() -> None:
+    base = CONFIGS["flagship"]
+    changed = configure(base, {"preset": "no-hunt"})
+    assert base == FlagshipConfig() and changed.selector.hunt_material == changed.planner.hunt_material == math.inf
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        base.selector.boards = 3  # type: ignore[misc]
+
+
+def test_a_bot_is_built_from_its_config() -> None:
+    bot = EntropySenseBot(rng=1, preset="fast", low_clock_seconds=3.0, planner={"name": "size"})
+    try:
+        assert bot.settings == configure(CONFIGS["belief-eig"], {"preset": "fast", "low_clock_seconds": 3.0, "planner": {"name": "size"}})
+        assert bot.time_manager is None and bot.low_clock_seconds == 3.0
+        assert bot.move_selector.config == FAST_FLAGSHIP.selector  # type: ignore[attr-defined]
+        assert type(bot.sense_planner).name == "size"
+    finally:
+        bot.move_selector.close()
+    flagship = FlagshipBot(rng=1, config=FAST_FLAGSHIP)
+    try:
+        assert flagship.settings == FAST_FLAGSHIP and flagship.time_manager == FAST_FLAGSHIP.clock
+    finally:
+        flagship.move_selector.close()
+
+
+def test_a_tournament_refuses_an_unknown_setting_before_any_game() -> None:
+    with pytest.raises(BotSettingError, match=r"'selector\.bords'; did you mean 'selector\.boards'"):
+        check_bot(BotSpec("f", "flagship", {"selector": {"bords": 2}}))
+    check_bot(BotSpec("f", "flagship", {"preset": "fast"}))
+
+
+def test_the_documented_defaults_are_the_flagships() -> None:
+    """docs/moving.md prints `FlagshipConfig`'s defaults as TOML: adding or changing a field updates the page."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "moving.md").read_text()
+    (block,) = re.findall(r"^```toml\n(.*?)^```", page, re.S | re.M)
+    assert block == to_toml(FlagshipConfig())

@@ -1,0 +1,141 @@
+"""Typed settings as a tree of frozen dataclasses: built from mappings (TOML), checked, printed back as TOML.
+
+A *config* is a frozen dataclass whose fields are ``bool``, ``int``, ``float``, ``str`` or
+another config (a nested TOML table), each with its default and an attribute docstring.
+Python builds one directly (its ``__post_init__`` calls `check_types`); a TOML file, a
+command line's ``--settings`` string or a tournament's ``settings`` table builds one with
+`build` or `override`, which refuse an unknown field with its dotted name and the nearest
+valid names, and a value of the wrong type with the type the field takes. `to_toml` prints a
+config back (every field, nested configs as tables) so that ``build(cls, tomllib.loads(to_toml(c))) == c``.
+
+TOML has no null: a setting that can be "off" takes a value that means off (``inf`` for a
+threshold never reached, 0 for a depth that is not fixed), never None.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Engine:
+...     depth: int = 0
+...     threads: int = 1
+>>> print(to_toml(override(Engine(), {"depth": 2})), end="")
+depth = 2
+threads = 1
+>>> build(Engine, {"deph": 2})
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: unknown setting 'deph'; did you mean 'depth'? (Engine's settings: depth, threads)
+>>> build(Engine, {"depth": 1.5})
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: setting 'depth' takes int, got 1.5 (float)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import math
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from .errors import BlindchessError
+
+C = TypeVar("C")
+
+SCALARS = (bool, int, float, str)
+
+
+class ConfigError(BlindchessError, ValueError):
+    """A setting that is unknown or of the wrong type (the message names it and what is valid)."""
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    return {field.name: hints[field.name] for field in dataclasses.fields(cls)}
+
+
+def _is_config(kind: Any) -> bool:
+    return isinstance(kind, type) and dataclasses.is_dataclass(kind)
+
+
+def _checked(kind: Any, value: Any, name: str) -> Any:
+    """`value` if it is of `kind` (an int is a float; a bool is no number), else a `ConfigError` naming `name`."""
+    fits = (
+        isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+        if kind is not float
+        else isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+    if not fits:
+        raise ConfigError(f"setting {name!r} takes {kind.__name__}, got {value!r} ({type(value).__name__})")
+    return value
+
+
+def check_types(config: object, prefix: str = "") -> None:
+    """Raise `ConfigError` for the first field of `config` whose value is not of its declared type."""
+    for name, kind in _field_types(type(config)).items():
+        value = getattr(config, name)
+        if _is_config(kind):
+            if type(value) is not kind:
+                raise ConfigError(f"setting {prefix + name!r} takes {kind.__name__}, got {value!r}")
+        else:
+            _checked(kind, value, prefix + name)
+
+
+def override(config: C, settings: Mapping[str, Any], prefix: str = "") -> C:
+    """`config` with the fields `settings` names replaced, nested mappings going into nested configs.
+
+    Raises:
+        ConfigError: a name is not a field (with the nearest ones), a value has the wrong type,
+            or the config's own checks refuse the result.
+    """
+    types = _field_types(type(config))
+    changes: dict[str, Any] = {}
+    for name, value in settings.items():
+        path = prefix + name
+        if name not in types:
+            close = difflib.get_close_matches(name, list(types), n=3)
+            hint = f"; did you mean {' or '.join(repr(prefix + c) for c in close)}?" if close else ""
+            owner = prefix.rstrip(".") or type(config).__name__
+            raise ConfigError(f"unknown setting {path!r}{hint} ({owner}'s settings: {', '.join(types)})")
+        kind = types[name]
+        if _is_config(kind):
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"setting {path!r} is a table of settings ({', '.join(_field_types(kind))}), got {value!r}")
+            changes[name] = override(getattr(config, name), value, path + ".")
+        else:
+            changes[name] = _checked(kind, value, path)
+    try:
+        return dataclasses.replace(config, **changes)  # type: ignore[type-var]
+    except ConfigError:
+        raise
+    except ValueError as error:
+        raise ConfigError(f"settings {', '.join(prefix + name for name in changes)}: {error}") from error
+
+
+def build(cls: type[C], settings: Mapping[str, Any]) -> C:
+    """A `cls` from its defaults and `settings` (see `override`)."""
+    return override(cls(), settings)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return ("inf" if value > 0 else "-inf") if math.isinf(value) else "nan" if math.isnan(value) else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
+
+
+def to_toml(config: object, table: str = "") -> str:
+    """`config` as a TOML document: scalar fields first, then each nested config as a ``[table]``."""
+    scalars, tables = [], []
+    for field in dataclasses.fields(config):  # type: ignore[arg-type]
+        value = getattr(config, field.name)
+        if dataclasses.is_dataclass(value):
+            name = f"{table}.{field.name}" if table else field.name
+            tables.append(f"\n[{name}]\n" + to_toml(value, name))
+        else:
+            scalars.append(f"{field.name} = {_toml_value(value)}\n")
+    return "".join(scalars) + "".join(tables)
