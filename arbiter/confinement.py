@@ -91,18 +91,19 @@ def confine(parent_pid: int, keep: Collection[int]) -> str:
         `NAMESPACES`, `PID_NAMESPACE` or `SESSION`: what holds the bot.
     """
     die_with_parent(parent_pid)
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
-        return SESSION
-    level = _unshare()
+    pid_namespace = sys.platform.startswith("linux") and _unshare_pid()
     status_r, status_w = os.pipe()  # init -> supervisor: the bot's wait status
-    lifeline_r, lifeline_w = os.pipe()  # the init's end reads EOF once the supervisor is gone
+    lifeline_r, _held = os.pipe()  # the supervisor holds the write end: the read end sees EOF once it is gone
     child = os.fork()
-    if child:
-        _close_all_except({2, status_r, lifeline_w})
-        _supervise(child, status_r, level != SESSION)
+    if child:  # the supervisor keeps its descriptors (the pipe sentinel multiprocessing waits on): no bot can reach it
+        os.close(status_w)
+        os.close(lifeline_r)
+        _supervise(child, status_r, pid_namespace)
     _close_all_except({0, 1, 2, status_w, lifeline_r, *keep})
     _die_with_supervisor(lifeline_r)
-    if level != SESSION:
+    level = SESSION
+    if pid_namespace:  # this process is the namespace's init: it forks the bot and reaps
+        level = NAMESPACES if _unshare_user() else PID_NAMESPACE
         bot = os.fork()
         if bot:
             _close_all_except({2, status_w})
@@ -112,22 +113,34 @@ def confine(parent_pid: int, keep: Collection[int]) -> str:
     return level
 
 
-def _unshare() -> str:
-    """Put this process's future children in new namespaces; the confinement that gives."""
-    libc = _libc()
+def _unshare_pid() -> bool:
+    """Put this process's future children in a new PID namespace (a user namespace first, when not root).
+
+    Unprivileged, the new user namespace is what allows the PID namespace; this process then
+    lives in it, which is why the bot gets a user namespace of its own below (see `_unshare_user`).
+    """
+    flags = _CLONE_NEWPID if os.geteuid() == 0 else _CLONE_NEWUSER | _CLONE_NEWPID
+    return bool(_libc().unshare(flags) == 0)
+
+
+def _unshare_user() -> bool:
+    """Move this process (and its future children, the bot) into a new user namespace.
+
+    The bot then holds no capability over any process outside it: not the arbiter, not the
+    supervisor (which stays in the user namespace it was in), so it can neither trace them nor
+    open their ``/proc/<pid>/mem``, which needs no PID from its namespace.
+    """
     uid, gid = os.geteuid(), os.getegid()
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID) == 0:
-        # Map our own ids to themselves, so that files show their owners inside. Where the kernel
-        # refuses (mapping root needs CAP_SETFCAP outside), the ids read as the overflow id (65534)
-        # inside, and file access, decided by the ids outside, is unchanged.
-        with contextlib.suppress(OSError):
-            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                with open(f"/proc/self/{name}", "w") as file:
-                    file.write(text)
-        return NAMESPACES
-    if uid == 0 and libc.unshare(_CLONE_NEWPID) == 0:
-        return PID_NAMESPACE
-    return SESSION
+    if _libc().unshare(_CLONE_NEWUSER) != 0:
+        return False
+    # Map our own ids to themselves, so that files show their owners inside. Where the kernel
+    # refuses (mapping root needs CAP_SETFCAP outside), the ids read as the overflow id (65534)
+    # inside, and file access, decided by the ids outside, is unchanged.
+    with contextlib.suppress(OSError):
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as file:
+                file.write(text)
+    return True
 
 
 def _close_all_except(keep: Collection[int]) -> None:

@@ -200,7 +200,7 @@ class IsolatedPlayer(Player):
                     break
             data = self._connection.recv_bytes(MAX_REPLY_BYTES)
         except (EOFError, OSError) as error:
-            if self._connection.closed:  # recv_bytes refused a reply over the bound, unread
+            if not self._connection.readable:  # recv_bytes refused a reply over the bound, unread
                 self._stop()
                 raise BotProtocolError(f"its process sent a reply of more than {MAX_REPLY_BYTES} bytes") from None
             self._process.join(1.0)
