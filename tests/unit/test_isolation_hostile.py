@@ -40,7 +40,7 @@ COUNTER = {counter!r}
 
 class Payload:
     def __reduce__(self):
-        return (exec, ("open(MARKER, 'w').write(str(os.getpid()))",))
+        return (exec, (f"open({{MARKER!r}}, 'w').write(str(__import__('os').getpid()))",))
 
 
 def pickle_payload(answer):
