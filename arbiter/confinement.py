@@ -3,17 +3,19 @@
 `confine` runs in the process the arbiter forked for a bot, before any bot code, and leaves
 three processes (Linux, where the kernel lets us create namespaces)::
 
-    arbiter ── supervisor (outside) ── init (PID 1 of a new PID namespace) ── bot (PID 2)
+    arbiter ── supervisor ── init (PID 1 of a new PID namespace) ── bot (PID 2, its own user namespace)
 
 * **The bot cannot signal the arbiter, its opponent or anything else outside.** A process
   in a PID namespace can name only the processes inside it: ``os.getppid()`` is the
   namespace's init, and ``kill(-1)``, ``kill(0)`` and every PID reach only the bot's own
   processes. The init ignores signals sent from inside (the kernel protects a namespace's
   init), so killing "its parent" does nothing.
-* **It cannot trace or write into the arbiter.** The new user namespace maps the arbiter's
-  uid to itself, so files stay as readable (and writable) as before, but the bot has no
-  capability outside its namespace: ``/proc/<pid>/mem`` of the arbiter, ``ptrace`` and any
-  privileged system call are refused, even when the arbiter runs as root.
+* **It cannot trace or write into the arbiter or the supervisor.** The init moves into a new
+  user namespace before it forks the bot; the bot holds capabilities there and none outside,
+  so ``/proc/<pid>/mem`` of a process outside (which needs no PID from its namespace),
+  ``ptrace`` and privileged system calls outside are refused, even when the arbiter runs as
+  root. The supervisor stays outside that namespace (unprivileged, it needs one of its own
+  to create the PID namespace; the bot's is then nested in it).
 * **Every process the bot starts ends with its game.** When the init dies the kernel kills
   every process left in the namespace, double-forked daemons included. The supervisor
   kills the init when the arbiter asks (SIGTERM) or dies (``PR_SET_PDEATHSIG``); the init dies
@@ -21,12 +23,18 @@ three processes (Linux, where the kernel lets us create namespaces)::
 * **It holds nothing of the arbiter's.** Every descriptor but its pipe and stdin/out/err is
   closed (the opponent's pipe, a results database the arbiter has open).
 
+What it does not do: the bot keeps the arbiter's uid for files (the user namespace maps it
+to itself where the kernel allows, and the ids outside decide access either way), so it can
+read and write whatever that uid may, root's files under a root arbiter included; it shares
+the file system, the network and the machine's CPUs.
+
 Where namespaces are refused (not Linux, ``unshare`` blocked by a container's seccomp profile,
 unprivileged user namespaces switched off), a root arbiter still gets a PID namespace alone
-(the bot, still root, could then reach the arbiter through ``/proc``); otherwise the bot runs in
-its own session, killed with its process group at the end of the game: it can then signal
-the arbiter, and a process it starts in a session of its own survives it. `confine` returns
-which of these it got, and docs/isolation.md lists what each guarantees.
+(the bot, still root with every capability, could then reach the arbiter through ``/proc``);
+otherwise the bot runs in its own session, killed with its process group at the end of the
+game: it can then signal the arbiter, and a process it starts in a session of its own
+survives it. `confine` returns which of these it got, and docs/isolation.md lists what each
+guarantees.
 
 The bot is not switched to an unprivileged user such as ``nobody``: that user must be able to
 read the interpreter and every module the bot imports late, which fails where Python lives
@@ -119,23 +127,25 @@ def _unshare_pid() -> bool:
     Unprivileged, the new user namespace is what allows the PID namespace; this process then
     lives in it, which is why the bot gets a user namespace of its own below (see `_unshare_user`).
     """
-    flags = _CLONE_NEWPID if os.geteuid() == 0 else _CLONE_NEWUSER | _CLONE_NEWPID
-    return bool(_libc().unshare(flags) == 0)
+    if os.geteuid() == 0:
+        return bool(_libc().unshare(_CLONE_NEWPID) == 0)
+    return _unshare_user(_CLONE_NEWPID)
 
 
-def _unshare_user() -> bool:
-    """Move this process (and its future children, the bot) into a new user namespace.
+def _unshare_user(more: int = 0) -> bool:
+    """Move this process (and its future children) into a new user namespace (and the namespaces `more` names).
 
     The bot then holds no capability over any process outside it: not the arbiter, not the
     supervisor (which stays in the user namespace it was in), so it can neither trace them nor
     open their ``/proc/<pid>/mem``, which needs no PID from its namespace.
     """
     uid, gid = os.geteuid(), os.getegid()
-    if _libc().unshare(_CLONE_NEWUSER) != 0:
+    if _libc().unshare(_CLONE_NEWUSER | more) != 0:
         return False
-    # Map our own ids to themselves, so that files show their owners inside. Where the kernel
-    # refuses (mapping root needs CAP_SETFCAP outside), the ids read as the overflow id (65534)
-    # inside, and file access, decided by the ids outside, is unchanged.
+    # Map our own ids to themselves: files then show their owners inside, and a user namespace
+    # can be nested in this one (that needs the creator's ids mapped). Where the kernel refuses
+    # (mapping root needs CAP_SETFCAP outside), the ids read as the overflow id (65534) inside,
+    # and file access, decided by the ids outside, is unchanged.
     with contextlib.suppress(OSError):
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as file:
