@@ -8,6 +8,10 @@ death it was. So each of those games counts an attempt and is queued again, a fr
 started, and a game that has used `max_attempts` is yielded as failed with the reason. A death
 can also land between two waits, so that submitting the next game finds the pool broken: that
 game never started, so it goes back to the queue without counting an attempt.
+
+Each worker ends with the driver, even a driver killed with SIGKILL (`_end_with_driver`); the
+forkserver and the resource tracker then exit by themselves, and the isolated bots of the games
+in flight die with their workers (see :mod:`blindchess.arbiter.confinement`).
 """
 
 from __future__ import annotations
