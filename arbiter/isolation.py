@@ -74,7 +74,7 @@ from .bot_wire import (
 from .bot_wire import (
     IsolatedBotError as IsolatedBotError,  # re-exported: callers catch it from here
 )
-from .confinement import confine
+from .confinement import NAMESPACES, confine
 from .history import GameHistory
 from .player import Player, stand_in_class
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
@@ -141,7 +141,9 @@ def _serve(
     Requests (``(callback, args)``) come pickled from the arbiter; replies go back as `bot_wire` JSON, never pickled.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    confine(parent_pid, keep={connection.fileno()})  # returns in the bot's own, confined process
+    level = confine(parent_pid, keep={connection.fileno()})  # returns in the bot's own, confined process
+    if level != NAMESPACES:
+        logger.warning("the bot's process is confined by its %s only (the kernel refused namespaces): see docs/isolation.md", level)
     limit = _mapped_bytes() + memory_limit_bytes
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
