@@ -284,8 +284,8 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
             sense = _checked_sense(referee, sense)
         try:
             sense_result = game.sense(sense)
-        except IllegalActionError as error:
-            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
+        except ValueError as error:  # IllegalActionError; or an int too long to print (10**5000) in its message
+            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {quote(sense)}, not one of the sense actions")) from error
         call(player, color, "handle_sense_result", sense_result)
 
         move = call(player, color, "choose_move", move_actions, game.get_seconds_left())
