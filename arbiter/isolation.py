@@ -15,9 +15,18 @@ allocated past its memory limit                ``MemoryError`` in the bot (`Isol
                                                or the process dies (`BotProcessDied`)
 overran its clock                              `BotDeadlineExceeded` from the watchdog, as
                                                in-process; the process is then killed
+answered with an object of the wrong type      `BotAnswerError` quoting a prefix of it
+wrote to its pipe what is not a reply          `BotProtocolError`; the process is killed
+(over `MAX_REPLY_BYTES`, not JSON, wrong shape)
 =============================================  ===========================================
 
 and the play loop records each as that bot's fault, with the history saved; the match goes on.
+
+Nothing the bot's process sends is unpickled here: replies are small JSON arrays, read with a
+size bound and checked (:mod:`blindchess.arbiter.bot_wire`), so an answer cannot run code in
+the arbiter, or fill its memory. The process is confined before the bot is built
+(:mod:`blindchess.arbiter.confinement`): on Linux, in its own PID and user namespaces, so it
+cannot signal or trace the arbiter, and everything it starts ends with its game.
 
 The memory limit is an address-space limit (``RLIMIT_AS``) on the child, set to what the
 child maps when it starts plus `memory_limit_bytes` (default `MEMORY_LIMIT_BYTES`, 2 GiB):
@@ -27,8 +36,8 @@ memory: a bot that maps much and touches little hits the limit early, which is t
 The child is forked (``fork`` start method) where the platform has it, so bot classes loaded
 from files need no pickling and a game starts in milliseconds; it ignores SIGINT, so a Ctrl-C
 reaches the arbiter and not the bots, and (Linux) it is killed when the arbiter's process dies, so
-an arbiter killed mid-game (a tournament worker) leaves no bot behind. What isolation costs is one pipe round trip per callback,
-six a turn: see ``experiments/bench_isolation.py`` and ``docs/isolation.md`` for the figure.
+an arbiter killed mid-game (a tournament worker) leaves no bot behind. What isolation costs is one
+pipe round trip per callback, six a turn: see ``experiments/bench_isolation.py`` and ``docs/isolation.md`` for the figure.
 
 ``ponder=True`` has the child wrap the bot in a `PonderingPlayer`
 (:mod:`blindchess.arbiter.pondering`): it thinks while the arbiter plays the opponent's turn, in
@@ -38,14 +47,13 @@ runs while the child stops its ponder thread, so the bot pays for stopping late.
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import resource
 import signal
-import sys
 import traceback
 from collections.abc import Callable
 from typing import Any, Optional
@@ -54,6 +62,19 @@ import chess
 
 from blindchess.errors import BlindchessError
 
+from .bot_wire import (
+    MAX_REPLY_BYTES,
+    BotAnswerError,
+    BotProtocolError,
+    decode_reply,
+    encode,
+    encode_answer,
+    encode_error,
+)
+from .bot_wire import (
+    IsolatedBotError as IsolatedBotError,  # re-exported: callers catch it from here
+)
+from .confinement import NAMESPACES, confine
 from .history import GameHistory
 from .player import Player, stand_in_class
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
@@ -62,9 +83,6 @@ logger = logging.getLogger(__name__)
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 """How much address space an isolated bot may map beyond what its process starts with."""
-
-_PR_SET_PDEATHSIG = 1
-"""prctl(2)'s option: the signal a process gets when its parent dies (Linux)."""
 
 _POLL_S = 0.05
 """How long one wait for the bot's answer blocks in C code: the watchdog's exception lands between waits."""
@@ -78,14 +96,6 @@ CALLBACKS = (
     "handle_move_result",
     "handle_game_end",
 )
-
-
-class IsolatedBotError(BlindchessError):
-    """An isolated bot raised; the message is the bot's ``Type: message``, `remote_traceback` its traceback."""
-
-    def __init__(self, message: str, remote_traceback: str) -> None:
-        super().__init__(message)
-        self.remote_traceback = remote_traceback
 
 
 class BotProcessDied(BlindchessError):
@@ -119,44 +129,30 @@ def _mapped_bytes() -> int:
         return 0
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Linux: have the kernel SIGKILL this process when the one that started it dies.
-
-    Why: a bot busy computing never reads its pipe, so it would outlive an arbiter killed with
-    SIGKILL (a tournament worker stopped mid-game), holding the terminal's pipes open.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent_pid:  # the parent died before the request was made
-        os._exit(1)
-
-
 def _serve(
     connection: multiprocessing.connection.Connection,
-    parent_end: multiprocessing.connection.Connection,
     parent_pid: int,
     factory: Callable[[], Any],
     memory_limit_bytes: int,
     ponder: bool,
 ) -> None:
-    """The child's loop: build the bot (wrapped to ponder if asked), then answer ``(callback, args)`` requests until the pipe closes."""
+    """The child's loop: confine, build the bot (wrapped to ponder if asked), then answer requests until the pipe closes.
+
+    Requests (``(callback, args)``) come pickled from the arbiter; replies go back as `bot_wire` JSON, never pickled.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent(parent_pid)
-    parent_end.close()  # a forked child holds a copy of the arbiter's end: without this it never sees EOF
+    level = confine(parent_pid, keep={connection.fileno()})  # returns in the bot's own, confined process
+    if level != NAMESPACES:
+        logger.warning("the bot's process is confined by its %s only (the kernel refused namespaces): see docs/isolation.md", level)
     limit = _mapped_bytes() + memory_limit_bytes
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         bot = factory()
         if ponder:
             bot = pondering(bot)
-        connection.send(("ok", None))
+        connection.send_bytes(encode(["ok"]))
     except BaseException as error:
-        connection.send(("error", _describe(error), traceback.format_exc()))
+        connection.send_bytes(encode_error(_describe(error), traceback.format_exc()))
         return
     while True:
         try:
@@ -167,13 +163,10 @@ def _serve(
             if callback == "handle_game_end":
                 winner, reason, history_json = args
                 args = (winner, reason, GameHistory.from_json(history_json, source="the arbiter's history"))
-            reply: tuple[Any, ...] = ("ok", getattr(bot, callback)(*args))
+            reply = encode_answer(callback, getattr(bot, callback)(*args))
         except BaseException as error:  # everything the bot raises goes back to the arbiter
-            reply = ("error", _describe(error), traceback.format_exc())
-        try:
-            connection.send(reply)
-        except Exception as error:  # an answer that does not pickle is the bot's fault too
-            connection.send(("error", f"answer of {callback} cannot be sent: {type(error).__name__}: {error}", ""))
+            reply = encode_error(_describe(error), traceback.format_exc())
+        connection.send_bytes(reply)
 
 
 class IsolatedPlayer(Player):
@@ -189,7 +182,7 @@ class IsolatedPlayer(Player):
         self._connection, child_end = context.Pipe()
         self._process = context.Process(
             target=_serve,
-            args=(child_end, self._connection, os.getpid(), factory, memory_limit_bytes, ponder),
+            args=(child_end, os.getpid(), factory, memory_limit_bytes, ponder),
             name=f"bot {type(self).__name__}",
             daemon=True,
         )
@@ -207,23 +200,39 @@ class IsolatedPlayer(Player):
             while not self._connection.poll(_POLL_S):  # short waits: the watchdog's exception lands between them
                 if not self._process.is_alive():
                     break
-            reply = self._connection.recv()
-        except (EOFError, OSError):
+            data = self._connection.recv_bytes(MAX_REPLY_BYTES)
+        except (EOFError, OSError) as error:
+            if not self._connection.readable:  # recv_bytes refused a reply over the bound, unread
+                self._stop()
+                raise BotProtocolError(f"its process sent a reply of more than {MAX_REPLY_BYTES} bytes") from None
             self._process.join(1.0)
             self._stopped = True
-            raise BotProcessDied(_describe_exit(self._process.exitcode)) from None
+            raise BotProcessDied(_describe_exit(self._process.exitcode)) from error
         except BaseException:  # the watchdog interrupted the wait: the bot is still busy; stop it
-            self.close()
-            self._stopped = True
+            self._stop()
             raise
-        if reply[0] == "ok":
-            return reply[1]
-        raise IsolatedBotError(reply[1], reply[2])
+        try:
+            return decode_reply(callback, data)
+        except (BotProtocolError, BotAnswerError):
+            self._stop()  # whatever it sends next would be out of step: its game is over
+            raise
+
+    def _stop(self) -> None:
+        self.close()
+        self._stopped = True
 
     def close(self) -> None:
-        """Stop the bot's process (idempotent)."""
-        if self._process.is_alive():
-            self._process.kill()
+        """Stop the bot's process and every process it started (idempotent).
+
+        SIGTERM asks the bot's supervisor to kill the bot's namespace (see
+        :mod:`blindchess.arbiter.confinement`); SIGKILL follows if it has not ended in a second.
+        """
+        if self._process.is_alive() and self._process.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self._process.pid, signal.SIGTERM)
+            self._process.join(1.0)
+            if self._process.is_alive():
+                self._process.kill()
         self._process.join(5.0)
         self._connection.close()
 

@@ -63,6 +63,7 @@ import chess
 
 from blindchess.errors import BlindchessError
 
+from .bot_wire import quote
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory, Turn
 from .isolation import IsolatedBotError
@@ -218,7 +219,8 @@ def _checked_sense(referee: Referee, sense: Any) -> Optional[Square]:
     """A sense answer that is not None or a plain int, as a plain int square; anything else is a fault."""
     if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
         return int(sense)
-    raise BotFaultError(referee.fault(referee.mover, "choose_sense", f"returned {sense!r} ({type(sense).__name__}), not a square or None"))
+    problem = f"returned {quote(sense)} ({type(sense).__name__}), not a square or None"
+    raise BotFaultError(referee.fault(referee.mover, "choose_sense", problem))
 
 
 def notify_opponent_move_results(game: Game, player: Player) -> None:
@@ -282,13 +284,13 @@ def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee
             sense = _checked_sense(referee, sense)
         try:
             sense_result = game.sense(sense)
-        except IllegalActionError as error:
-            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {sense!r}, not one of the sense actions")) from error
+        except ValueError as error:  # IllegalActionError; or an int too long to print (10**5000) in its message
+            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {quote(sense)}, not one of the sense actions")) from error
         call(player, color, "handle_sense_result", sense_result)
 
         move = call(player, color, "choose_move", move_actions, game.get_seconds_left())
         if move is not None and not isinstance(move, chess.Move):
-            problem = f"returned {move!r} ({type(move).__name__}), not a chess.Move or None"
+            problem = f"returned {quote(move)} ({type(move).__name__}), not a chess.Move or None"
             raise BotFaultError(referee.fault(color, "choose_move", problem))
         try:
             requested_move, taken_move, capture_square = game.move(move)

@@ -8,6 +8,10 @@ death it was. So each of those games counts an attempt and is queued again, a fr
 started, and a game that has used `max_attempts` is yielded as failed with the reason. A death
 can also land between two waits, so that submitting the next game finds the pool broken: that
 game never started, so it goes back to the queue without counting an attempt.
+
+Each worker ends with the driver, even a driver killed with SIGKILL (`_end_with_driver`); the
+forkserver and the resource tracker then exit by themselves, and the isolated bots of the games
+in flight die with their workers (see :mod:`blindchess.arbiter.confinement`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ import collections
 import logging
 import multiprocessing
 import os
+import select
+import signal
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -54,7 +62,8 @@ class PoolExecutor:
         self._pool: ProcessPoolExecutor | None = None  # kept warm between runs until `close`
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"))
+        context = multiprocessing.get_context("forkserver")
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_end_with_driver, initargs=(os.getpid(),))
 
     def close(self) -> None:
         """Stop the worker processes (a later `run` starts new ones)."""
@@ -141,6 +150,41 @@ def _with_attempts(result: GameResult, attempts: int) -> GameResult:
     from dataclasses import replace
 
     return replace(result, attempts=attempts)
+
+
+def _end_with_driver(driver: int) -> None:
+    """Pool initializer: this worker dies with the process that runs the pool (`driver`), even by SIGKILL.
+
+    Why: a worker waits on its task queue for ever, so a driver killed with SIGKILL left its
+    workers running, and with them the forkserver (which exits only once every holder of the
+    driver's end of its pipe is gone, and each worker is handed one) and the resource tracker.
+    A worker's parent is the forkserver, so the parent-death signal cannot help: a daemon thread
+    waits for the driver's end instead, on a pidfd (Linux), else by polling once a second.
+    """
+    try:
+        handle = os.pidfd_open(driver)
+    except ProcessLookupError:  # gone already
+        os._exit(1)
+    except (AttributeError, OSError):
+        handle = None
+    threading.Thread(target=_die_after, args=(driver, handle), name="end with the driver", daemon=True).start()
+
+
+def _die_after(driver: int, handle: int | None) -> None:
+    if handle is not None:
+        select.select([handle], [], [])  # readable once the driver has exited
+    else:
+        while _exists(driver):
+            time.sleep(1.0)
+    os.kill(os.getpid(), signal.SIGKILL)  # as if killed with it: the bots' processes follow (see confinement)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -206,8 +206,18 @@ def test_sys_exit_in_a_bot_resigns_it(tmp_path: Path) -> None:
         ("choose_sense", "e4", "returned 'e4' (str), not a square or None"),
         ("choose_move", "e2e4", "returned 'e2e4' (str), not a chess.Move or None"),
         ("choose_move", chess.Move(70, 80), "returned a chess.Move from 70 to 80, not one of the move actions"),
+        ("choose_sense", b"A" * (20 << 20), f"returned b'{'A' * 198}… ({20 << 20} long) (bytes), not a square or None"),
+        ("choose_sense", 10**5000, "returned <int whose repr raised ValueError>, not one of the sense actions"),
     ],
-    ids=["sense outside the actions", "move outside the actions", "garbage sense", "garbage move", "move off the board"],
+    ids=[
+        "sense outside the actions",
+        "move outside the actions",
+        "garbage sense",
+        "garbage move",
+        "move off the board",
+        "huge sense",
+        "huge int sense",
+    ],
 )
 def test_bad_answers_resign_the_bot(callback: str, answer: Any, problem: str, tmp_path: Path) -> None:
     winner, reason, history = play(SteadyBot(5), AnswerBot(callback, answer), tmp_path)
