@@ -143,6 +143,12 @@ class ServerProcess:
                 started.set()
         started.set()
 
+    @property
+    def pid(self) -> int:
+        """The server process's id (it names it when it refuses a second server on its database)."""
+        assert self._process is not None
+        return self._process.pid
+
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the server process has used so far; Linux only (reads /proc)."""
         assert self._process is not None
