@@ -101,6 +101,11 @@ CREATE TABLE IF NOT EXISTS rated_games (
     seq INTEGER PRIMARY KEY,
     game_id INTEGER NOT NULL UNIQUE REFERENCES games(id)
 );
+CREATE TABLE IF NOT EXISTS login_failures (
+    key TEXT PRIMARY KEY,
+    count INTEGER NOT NULL,
+    last REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS invitations_by_recipient ON invitations(recipient_id, status);
 CREATE INDEX IF NOT EXISTS games_open ON games(over);
 """
@@ -320,6 +325,16 @@ class Store:
     def add_rated_game(self, game_id: int) -> None:
         """Remember the order in which ranked results entered the ratings (Elo depends on it)."""
         self._execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
+
+    # login throttling (see throttle.py): counts that outlive a restart
+    def login_failures(self) -> dict[str, tuple[int, float]]:
+        return {str(row["key"]): (int(row["count"]), float(row["last"])) for row in self._all("SELECT * FROM login_failures")}
+
+    def put_login_failures(self, key: str, count: int, last: float) -> None:
+        self._execute("INSERT OR REPLACE INTO login_failures (key, count, last) VALUES (?, ?, ?)", (key, count, last))
+
+    def delete_login_failures(self, key: str) -> None:
+        self._execute("DELETE FROM login_failures WHERE key = ?", (key,))
 
     def recent_games(self, limit: int) -> list[sqlite3.Row]:
         """The last `limit` finished games (withdrawn ones left out), newest first, with both usernames."""
