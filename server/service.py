@@ -13,8 +13,9 @@ any answer. If that transaction fails the game is put back exactly as the store 
 can retry: nothing is acknowledged that is not stored, and nothing stored was not
 acknowledged or retried. New games and withdrawals enter memory only after their commit.
 
-Names and passwords are Unicode, normalised to NFC on registration and on every login (so
-the same text typed on two systems is the same account). A new name is refused when it
+Names and passwords are Unicode, normalised to NFC on registration, on every login and in an
+invitation (so the same text typed on two systems is the same account); a name may not start
+with a combining mark. A new name is refused when it
 matches an existing one after NFKC normalisation and case folding ("Alice" against
 "alice", fullwidth "ａｌｉｃｅ", the ligature in "ﬁsh"): look-alikes of those kinds cannot
 impersonate an account.
@@ -118,6 +119,8 @@ class Service:
             raise InvalidRequest(f"username must be 1..{USERNAME_MAX} printable characters without ':', not {username!r}")
         if username != username.strip():
             raise InvalidRequest(f"username must not start or end with spaces, not {username!r}")
+        if unicodedata.category(username[0]).startswith("M"):  # it would join whatever is written before it
+            raise InvalidRequest(f"username must not start with a combining mark, not {username!r}")
         if not password or len(password) > PASSWORD_MAX:
             raise InvalidRequest(f"password must be 1..{PASSWORD_MAX} characters")
         password_hash = hash_password(password)  # slow: outside the lock
@@ -257,7 +260,7 @@ class Service:
     def invite(self, user: UserRow, opponent: str, color: Color) -> int:
         """Create a game against `opponent` with `user` playing `color`; the opponent gets an invitation."""
         with self._lock:
-            other = self.store.user_by_name(opponent)
+            other = self.store.user_by_name(_nfc(opponent))  # names are stored in NFC
             if other is None:
                 raise NotFound(f"no user named {opponent!r}")
             if other.id == user.id:
