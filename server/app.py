@@ -187,25 +187,35 @@ class _RequestShield:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
             return
-        body = bytearray()
+
+        async def read_body() -> Optional[bytearray]:
+            """The body, or only its first `MAX_BODY_BYTES` and a bit; None if the client went away."""
+            body = bytearray()
+            while len(body) <= MAX_BODY_BYTES:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return None
+                body += message.get("body", b"")
+                if not message.get("more_body", False):
+                    break
+            return body
+
         try:
-            async with asyncio.timeout(self.body_seconds):
-                while len(body) <= MAX_BODY_BYTES:
-                    message = await receive()
-                    if message["type"] != "http.request":
-                        return  # the client went away
-                    body += message.get("body", b"")
-                    if not message.get("more_body", False):
-                        break
-        except TimeoutError:
+            # Without either header HTTP/1.1 has no body: no deadline (and no task) needed.
+            has_body = length is not None or b"transfer-encoding" in headers
+            body = await (asyncio.wait_for(read_body(), self.body_seconds) if has_body else read_body())
+        except asyncio.TimeoutError:
             response = _error(408, f"request body not received within {self.body_seconds:g} s")
             response.headers["Connection"] = "close"
             await response(scope, receive, send)
             return
+        if body is None:
+            return  # the client went away
         if len(body) > MAX_BODY_BYTES:
             await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
             return
@@ -219,8 +229,8 @@ class _RequestShield:
             return {"type": "http.request", "body": bytes(body), "more_body": False}
 
         if scope["method"] == "POST":
-            headers = [(key, value) for key, value in scope["headers"] if key.lower() != b"content-type"]
-            scope = dict(scope, headers=[*headers, (b"content-type", b"application/json")])
+            kept = [(key, value) for key, value in scope["headers"] if key.lower() != b"content-type"]
+            scope = dict(scope, headers=[*kept, (b"content-type", b"application/json")])
         await self.app(scope, replay, send)
 
 

@@ -253,7 +253,7 @@ class Service:
             if row is None or row["aborted"]:
                 raise NotFound(f"no game with id {game_id}")
             if not row["over"]:
-                raise GameInProgress(f"game {game_id} is in progress; its record is public once it ends")
+                raise GameInProgress(f"game {game_id} is not over yet: its record is public once it ends")
             return GameHistory.from_json(row["history"], source=f"server game {game_id}")
 
     # invitations

@@ -285,7 +285,7 @@ def check_server_pages_list_a_game_in_progress_and_show_its_replay_once_it_ends(
         before = len(page.console_errors)
         page.click("#in-progress a")  # while the game runs, its record is the arbiter's alone
         page.wait_for_selector("#error-message")
-        assert "in progress" in page.inner_text("#error-message")
+        assert "not over yet" in page.inner_text("#error-message")
         del page.console_errors[before:]  # the browser logs the 403 navigation as a failed resource
         turn(bob, "e7e5")
         service.resign(alice, game_id)
