@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from blindchess.server.client import ServerSession
+from blindchess.server.database import Store
+from blindchess.server.errors import DatabaseInUse
 from blindchess.server.testing import ServerProcess, register
 
 
@@ -40,25 +41,30 @@ def deleted_lock_file(db: Path) -> str:
 
 
 def test_a_second_server_refuses_by_any_path_and_nothing_acknowledged_is_lost(tmp_path: Path) -> None:
+    """The hard link (the case that lost data) through the CLI; the other paths through the store that ``serve`` opens."""
     db = tmp_path / "server.sqlite3"
     first = ServerProcess(db).start()
     names = ["before"]
     try:
         register(first.url, names)
-        for other_path in (hard_link, symbolic_link, relative_path, deleted_lock_file):
-            second = ServerProcess(other_path(db))
-            try:
-                with pytest.raises(RuntimeError) as refused:
-                    second.start()
-            finally:
-                second.stop()  # (the old code let it start)
-            output = refused.value.args[0]
-            assert f"is in use by another blindchess server (process {first.pid})" in output, (other_path.__name__, output)
-            assert "Traceback" not in output
-            names.append(f"after-{other_path.__name__}")
-            register(first.url, names[-1:])  # the first server still serves, and writes where it did
+        second = ServerProcess(hard_link(db))
+        try:
+            with pytest.raises(RuntimeError) as refused:
+                second.start()
+        finally:
+            second.stop()  # (the old code let it start)
+        output = refused.value.args[0]
+        assert f"is in use by another blindchess server (process {first.pid})" in output, output
+        assert "Traceback" not in output
+        for other_path in (symbolic_link, relative_path, deleted_lock_file):
+            with pytest.raises(DatabaseInUse, match=rf"in use by another blindchess server \(process {first.pid}\)"):
+                Store(other_path(db))
+        register(first.url, ["after"])  # the first server still serves, and writes where it did
+        names.append("after")
     finally:
         first.stop()
-    with ServerProcess(db) as restarted:
-        for name in names:
-            assert ServerSession(restarted.url, name, "pw-" + name).bot_version() == 0
+    store = Store(db)
+    try:
+        assert [user.username for user in store.users()] == names
+    finally:
+        store.close()

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import urlsplit
 
-from blindchess.server.testing import ServerProcess, register
+from blindchess.server.database import Store
+from blindchess.server.service import Service
+from blindchess.server.testing import ServerProcess
 
 
 def login(url: str, name: str, password: str, source: str = "127.0.0.1", headers: Optional[dict[str, str]] = None) -> int:
@@ -32,9 +34,10 @@ def login(url: str, name: str, password: str, source: str = "127.0.0.1", headers
 
 def test_wrong_passwords_from_one_address_never_refuse_the_right_one_from_another_even_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "server.sqlite3"
+    store = Store(db)  # alice registers before the server starts: it has never verified her password
+    Service(store).register("alice", "pw-alice")
+    store.close()
     with ServerProcess(db) as server:
-        register(server.url, ["alice"])
-    with ServerProcess(db) as server:  # a fresh process: it has never verified alice's password
         assert [login(server.url, "alice", f"wrong-{index}") for index in range(10)] == [401] * 10
         assert login(server.url, "alice", "wrong-10") == 429  # this address must wait
         assert login(server.url, "alice", "pw-alice", source="127.0.0.2") == 200  # alice elsewhere: never refused
