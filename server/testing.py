@@ -60,6 +60,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         full_turn_limit=args.full_turn_limit,
         seconds_per_player=args.seconds_per_player,
         seconds_increment=args.increment,
+        trusted_proxies=tuple(args.trusted_proxy),
+        body_seconds=args.body_timeout,
     )
 
     def flaky(path: str | Path) -> Store:
