@@ -15,7 +15,8 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 from blindchess.server.database import Store
-from blindchess.server.service import Service
+from blindchess.server.server import ServerThread
+from blindchess.server.service import ServerConfig, Service
 from blindchess.server.testing import ServerProcess
 
 
@@ -32,11 +33,16 @@ def login(url: str, name: str, password: str, source: str = "127.0.0.1", headers
         connection.close()
 
 
-def test_wrong_passwords_from_one_address_never_refuse_the_right_one_from_another_even_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "server.sqlite3"
-    store = Store(db)  # alice registers before the server starts: it has never verified her password
+def registered_alice(db: Path) -> Path:
+    """A database where alice registered before any server started: none has verified her password yet."""
+    store = Store(db)
     Service(store).register("alice", "pw-alice")
     store.close()
+    return db
+
+
+def test_wrong_passwords_from_one_address_never_refuse_the_right_one_from_another_even_after_a_restart(tmp_path: Path) -> None:
+    db = registered_alice(tmp_path / "server.sqlite3")
     with ServerProcess(db) as server:
         assert [login(server.url, "alice", f"wrong-{index}") for index in range(10)] == [401] * 10
         assert login(server.url, "alice", "wrong-10") == 429  # this address must wait
@@ -49,3 +55,13 @@ def test_wrong_passwords_from_one_address_never_refuse_the_right_one_from_anothe
     with ServerProcess(db) as server:  # the counts outlive a restart
         assert login(server.url, "alice", "wrong-11") == 429
         assert login(server.url, "alice", "pw-alice", source="127.0.0.3") == 200
+
+
+def test_a_configured_proxy_names_the_client(tmp_path: Path) -> None:
+    """With ``--trusted-proxy 127.0.0.1`` the forwarded address is the client's: alice elsewhere logs in."""
+    db = registered_alice(tmp_path / "server.sqlite3")
+    with ServerThread(db, ServerConfig(trusted_proxies=("127.0.0.1",))) as server:
+        guesser, alice = {"X-Forwarded-For": "198.51.100.1"}, {"X-Forwarded-For": "198.51.100.2"}
+        assert [login(server.url, "alice", f"wrong-{index}", headers=guesser) for index in range(10)] == [401] * 10
+        assert login(server.url, "alice", "wrong-10", headers=guesser) == 429
+        assert login(server.url, "alice", "pw-alice", headers=alice) == 200
