@@ -11,7 +11,8 @@ FastAPI's default 422, as the documentation specifies.
 
 Abuse limits, all before any parsing or authentication: a request body over
 `MAX_BODY_BYTES` (by its Content-Length, or as it streams in) is answered 413 without
-reading the rest; failed logins are throttled (429 with ``Retry-After``, see
+reading the rest, one that has not arrived `ServerConfig.body_seconds` after its headers
+408 (and the connection closed); failed logins are throttled (429 with ``Retry-After``, see
 :mod:`.throttle`). A write the database refused is a 503 with ``Retry-After`` (nothing
 changed; retry). Every one of these statuses is in the OpenAPI schema.
 
@@ -54,7 +55,7 @@ from blindchess.server.errors import (
     StoreUnavailable,
     TooManyAttempts,
 )
-from blindchess.server.service import Service
+from blindchess.server.service import ServerConfig, Service
 
 logger = logging.getLogger(__name__)
 
@@ -146,13 +147,17 @@ def _credentials(request: Request) -> tuple[str, str]:
 
 
 async def _current_user(request: Request, _scheme: Annotated[Any, Depends(_basic)]) -> UserRow:
-    """The authenticated user (HTTP basic auth against the stored password hash), else 401 (or 429).
+    return await authenticated_user(request, request.app.state.service)
+
+
+async def authenticated_user(request: Request, service: Service) -> UserRow:
+    """The user `request` authenticates as (HTTP basic auth against the stored password hash), else 401 (or 429).
 
     Known credentials are checked on the event loop; only the first request of a client
-    pays the slow hash, in a worker thread, throttled per name and address.
+    pays the slow hash, in a worker thread, throttled per name and address (the peer's
+    address: ``X-Forwarded-For`` counts only from a configured proxy, see `make_server`).
     """
     username, password = _credentials(request)
-    service: Service = request.app.state.service
     address = request.client.host if request.client is not None else ""
     user = service.authenticate(username, password, allow_slow=False, address=address)
     if user is None:
@@ -165,34 +170,55 @@ User = Annotated[UserRow, Depends(_current_user)]
 
 
 class _RequestShield:
-    """ASGI middleware in front of everything: the body size limit (413), then JSON bodies whatever their type.
+    """ASGI middleware in front of everything: the body's size (413) and time (408) limits, then JSON bodies whatever their type.
 
-    The body is read here, at most `MAX_BODY_BYTES` of it, before the application (and so
-    authentication and parsing) sees the request; it is handed on as one message.
+    The body is read here, at most `MAX_BODY_BYTES` of it and for at most `body_seconds`
+    after the headers, before the application (and so authentication and parsing) sees the
+    request; it is handed on as one message. (uvicorn's keep-alive timeout does not cover a
+    body that trickles in: without the deadline a client sending a byte a second held its
+    connection and request open for as long as it liked.)
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, body_seconds: float) -> None:
         self.app = app
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY_BYTES:
-                await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
+
+        async def read_body() -> Optional[bytearray]:
+            """The body, or only its first `MAX_BODY_BYTES` and a bit; None if the client went away."""
+            body = bytearray()
+            while len(body) <= MAX_BODY_BYTES:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return None
+                body += message.get("body", b"")
+                if not message.get("more_body", False):
+                    break
+            return body
+
+        try:
+            # Without either header HTTP/1.1 has no body: no deadline (and no task) needed.
+            has_body = length is not None or b"transfer-encoding" in headers
+            body = await (asyncio.wait_for(read_body(), self.body_seconds) if has_body else read_body())
+        except asyncio.TimeoutError:
+            response = _error(408, f"request body not received within {self.body_seconds:g} s")
+            response.headers["Connection"] = "close"
+            await response(scope, receive, send)
+            return
+        if body is None:
+            return  # the client went away
+        if len(body) > MAX_BODY_BYTES:
+            await _error(413, f"request body over {MAX_BODY_BYTES} bytes")(scope, receive, send)
+            return
         delivered = False
 
         async def replay() -> Any:
@@ -203,9 +229,14 @@ class _RequestShield:
             return {"type": "http.request", "body": bytes(body), "more_body": False}
 
         if scope["method"] == "POST":
-            headers = [(key, value) for key, value in scope["headers"] if key.lower() != b"content-type"]
-            scope = dict(scope, headers=[*headers, (b"content-type", b"application/json")])
+            kept = [(key, value) for key, value in scope["headers"] if key.lower() != b"content-type"]
+            scope = dict(scope, headers=[*kept, (b"content-type", b"application/json")])
         await self.app(scope, replay, send)
+
+
+def shielded(app: ASGIApp, config: ServerConfig) -> ASGIApp:
+    """`app` behind the request limits (`_RequestShield`): what a server puts in front of everything it serves."""
+    return _RequestShield(app, config.body_seconds)
 
 
 def _error(status: int, message: str, retry_after: Optional[float] = None) -> JSONResponse:
@@ -231,6 +262,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     403: _documented("not your game or invitation"),
     404: _documented("no such game, invitation or user"),
     409: _documented("username taken"),
+    408: _documented("the request body did not arrive in time"),
     413: _documented(f"request body over {MAX_BODY_BYTES} bytes"),
     429: _documented("too many failed logins lately", retry_after=True),
     503: _documented("the database refused a write; nothing changed, retry", retry_after=True),
@@ -248,7 +280,12 @@ def _validation_message(error: RequestValidationError) -> str:
 
 
 def build_app(service: Service) -> ASGIApp:
-    """The ASGI application serving `service` (FastAPI behind a body-type shim)."""
+    """The ASGI application serving `service`: `build_api` behind the request limits."""
+    return shielded(build_api(service), service.config)
+
+
+def build_api(service: Service) -> FastAPI:
+    """The reconchess HTTP API over `service` (FastAPI, without the request limits: see `shielded`)."""
     app = FastAPI(title="blindchess RBC server", version=RECONCHESS_VERSION, strict_content_type=False, responses=_RESPONSES)
     app.state.service = service
 
@@ -432,7 +469,7 @@ def build_app(service: Service) -> ASGIApp:
         service.error_resign(me, game_id)
         return {}
 
-    return _RequestShield(app)
+    return app
 
 
 def _not_over(game_id: int) -> RemotePlayError:

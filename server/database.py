@@ -13,10 +13,16 @@ service lock (see :mod:`.service`), which is why ``check_same_thread`` is off.
 Every write runs in a transaction (`Store.transaction`, re-entrant); a write that fails
 (the file locked by another program for longer than `BUSY_TIMEOUT_S`, a full disk, an I/O
 error) is rolled back and raised as `StoreUnavailable`, which the service turns into a
-retryable 503 after putting its in-memory state back. One server per database: the store
-holds an exclusive ``flock`` on ``<database>.lock`` while open, and a second server is told
-which process holds it. The database (and the lock file) are created with mode 0600, readable
-by their owner only (SQLite gives its ``-wal`` and ``-shm`` files the database's mode).
+retryable 503 after putting its in-memory state back.
+
+One server per database file, whatever the path it is named by: the store holds an exclusive
+``flock`` on the database file itself (opened by its real path) while open. A lock belongs to
+the file's inode, so a hard link, a symbolic link, a relative path or a deleted side file cannot
+open a second server on the same data (each would keep its own ``-wal`` file, and acknowledged
+writes would be lost). On Linux ``flock`` and the POSIX locks SQLite takes do not interact, and
+the descriptor is closed only after SQLite's connection. A second server is told which process
+holds the lock (read from ``/proc/locks``). The database is created with mode 0600, readable by
+its owner only (SQLite gives its ``-wal`` and ``-shm`` files the database's mode).
 """
 
 from __future__ import annotations
@@ -95,6 +101,11 @@ CREATE TABLE IF NOT EXISTS rated_games (
     seq INTEGER PRIMARY KEY,
     game_id INTEGER NOT NULL UNIQUE REFERENCES games(id)
 );
+CREATE TABLE IF NOT EXISTS login_failures (
+    key TEXT PRIMARY KEY,
+    count INTEGER NOT NULL,
+    last REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS invitations_by_recipient ON invitations(recipient_id, status);
 CREATE INDEX IF NOT EXISTS games_open ON games(over);
 """
@@ -133,9 +144,8 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._lock_file = _lock(self.path)
+        self._lock_file = _lock(self.path)  # the database file itself, created owner-only before SQLite opens it
         try:
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))  # created owner-only before SQLite opens it
             # isolation_level=None: autocommit, with explicit BEGIN/COMMIT in transaction().
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
             self._db.row_factory = sqlite3.Row
@@ -316,6 +326,16 @@ class Store:
         """Remember the order in which ranked results entered the ratings (Elo depends on it)."""
         self._execute("INSERT INTO rated_games (game_id) VALUES (?)", (game_id,))
 
+    # login throttling (see throttle.py): counts that outlive a restart
+    def login_failures(self) -> dict[str, tuple[int, float]]:
+        return {str(row["key"]): (int(row["count"]), float(row["last"])) for row in self._all("SELECT * FROM login_failures")}
+
+    def put_login_failures(self, key: str, count: int, last: float) -> None:
+        self._execute("INSERT OR REPLACE INTO login_failures (key, count, last) VALUES (?, ?, ?)", (key, count, last))
+
+    def delete_login_failures(self, key: str) -> None:
+        self._execute("DELETE FROM login_failures WHERE key = ?", (key,))
+
     def recent_games(self, limit: int) -> list[sqlite3.Row]:
         """The last `limit` finished games (withdrawn ones left out), newest first, with both usernames."""
         return self._all(
@@ -333,23 +353,44 @@ class Store:
 
 
 def _lock(path: str) -> int:
-    """Take ``<path>.lock`` exclusively (the open file descriptor holds it); `DatabaseInUse` if another process has it."""
-    lock_path = path + ".lock"
+    """Open the database file (created 0600) by its real path and ``flock`` it; `DatabaseInUse` if another process has it.
+
+    The open descriptor holds the lock until it is closed (after SQLite's connection, see
+    `Store.close`: closing any descriptor of the file would drop SQLite's own POSIX locks).
+    """
+    real = os.path.realpath(path)
     try:
-        descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        descriptor = os.open(real, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as error:
-        raise StoreUnavailable(f"cannot create lock file {lock_path!r}: {error.strerror}") from error
+        raise StoreUnavailable(f"cannot open database {path!r}: {error.strerror}") from error
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip() or "unknown"
+        holder = _lock_holder(os.fstat(descriptor))
         os.close(descriptor)
+        shown = repr(path) if real == os.path.abspath(path) else f"{path!r} (that is {real!r})"
         raise DatabaseInUse(
-            f"database {path!r} is in use by another blindchess server (process {holder}); one server per database"
+            f"database {shown} is in use by another blindchess server (process {holder}); one server per database"
         ) from None
-    os.ftruncate(descriptor, 0)
-    os.pwrite(descriptor, str(os.getpid()).encode(), 0)
     return descriptor
+
+
+def _lock_holder(file: os.stat_result) -> str:
+    """The pid holding a ``flock`` on `file`, from ``/proc/locks`` (Linux), else ``"unknown"``.
+
+    A line reads ``1: FLOCK  ADVISORY  WRITE 1234 fe:00:2148767 0 EOF``: the pid, then the
+    device (major and minor in hex) and the inode.
+    """
+    inode = f"{os.major(file.st_dev):02x}:{os.minor(file.st_dev):02x}:{file.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == inode:
+            return fields[4]
+    return "unknown"
 
 
 def _user(row: Optional[sqlite3.Row]) -> Optional[UserRow]:

@@ -39,6 +39,15 @@ class NotFound(RemotePlayError, LookupError):
     status = 404
 
 
+class GameInProgress(RemotePlayError):
+    """A spectator asked for a game's record while it runs: it is public once the game ends (HTTP 403).
+
+    Not a `PermissionError`: that is an `OSError`, which readers of history files take for an unreadable file.
+    """
+
+    status = 403
+
+
 class UsernameTaken(RemotePlayError, ValueError):
     """Registration under a name that is already in use (HTTP 409)."""
 

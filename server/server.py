@@ -64,8 +64,20 @@ AppBuilder = Callable[[Service], ASGIApp]
 
 
 def make_server(service: Service, access_log: bool = False, build: AppBuilder = build_app) -> uvicorn.Server:
+    """uvicorn over `build(service)`; ``X-Forwarded-For`` is believed only from the configured proxies.
+
+    (uvicorn's default believes it from 127.0.0.1, so any local client could pick the address
+    the login throttle counts against.)
+    """
+    proxies = list(service.config.trusted_proxies)
     config = uvicorn.Config(
-        build(service), log_level="warning", access_log=access_log, lifespan="off", timeout_keep_alive=30
+        build(service),
+        log_level="warning",
+        access_log=access_log,
+        lifespan="off",
+        timeout_keep_alive=30,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
     )
     return uvicorn.Server(config)
 

@@ -13,8 +13,9 @@ any answer. If that transaction fails the game is put back exactly as the store 
 can retry: nothing is acknowledged that is not stored, and nothing stored was not
 acknowledged or retried. New games and withdrawals enter memory only after their commit.
 
-Names and passwords are Unicode, normalised to NFC on registration and on every login (so
-the same text typed on two systems is the same account). A new name is refused when it
+Names and passwords are Unicode, normalised to NFC on registration, on every login and in an
+invitation (so the same text typed on two systems is the same account); a name may not start
+with a combining mark. A new name is refused when it
 matches an existing one after NFKC normalisation and case folding ("Alice" against
 "alice", fullwidth "ａｌｉｃｅ", the ligature in "ﬁsh"): look-alikes of those kinds cannot
 impersonate an account.
@@ -29,7 +30,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import chess
@@ -42,6 +43,7 @@ from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
 from blindchess.server.errors import (
+    GameInProgress,
     InvalidRequest,
     NotAPlayer,
     NotAuthenticated,
@@ -51,7 +53,7 @@ from blindchess.server.errors import (
 )
 from blindchess.server.match import GameResult, GameSettings, ServerGame
 from blindchess.server.passwords import CredentialCache, hash_password, verify_password
-from blindchess.server.throttle import LoginThrottle
+from blindchess.server.throttle import Failures, Limits, LoginThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -75,24 +77,31 @@ class ServerConfig:
     """A game whose players are not both ready this long after its creation (or a restart) is withdrawn."""
     seed: Optional[int] = None
     """Seeds the ranked scheduler's tie-breaks and colours."""
-    login_failures_per_user: int = 10
-    """Wrong passwords for one username within `login_window` before its logins get 429."""
-    login_failures_per_address: int = 30
-    """Wrong passwords from one client address within `login_window` before its logins get 429."""
-    login_window: float = 60.0
-    """Seconds over which failed logins are counted."""
+    login_limits: Limits = field(default_factory=Limits)
+    """Wrong passwords allowed per (account, address) and per address before back-off (see `.throttle`)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client; from any other, the header is ignored."""
+    body_seconds: float = 10.0
+    """A request's body must arrive within this many seconds of its headers (else 408, connection closed)."""
 
 
 class Service:
     """Accounts, invitations, games and the ranked scheduler over one :class:`Store`."""
 
-    def __init__(self, store: Store, config: ServerConfig = ServerConfig(), clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        store: Store,
+        config: ServerConfig = ServerConfig(),
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ):
+        """`clock` times games and connections; `wall_clock` the login failures, which must outlive a restart."""
         self.store = store
         self.config = config
         self._clock = clock
         self._lock = threading.RLock()
         self._credentials = CredentialCache()
-        self.throttle = LoginThrottle(config.login_failures_per_user, config.login_failures_per_address, config.login_window, clock)
+        self.throttle = LoginThrottle(config.login_limits, wall_clock, _StoredFailures(store, self._lock))
         self._decoy_hash = hash_password("decoy")  # verified against for unknown names: same time as a real check
         self._games: dict[int, ServerGame] = {}
         self._last_seen: dict[int, float] = {}
@@ -110,6 +119,8 @@ class Service:
             raise InvalidRequest(f"username must be 1..{USERNAME_MAX} printable characters without ':', not {username!r}")
         if username != username.strip():
             raise InvalidRequest(f"username must not start or end with spaces, not {username!r}")
+        if unicodedata.category(username[0]).startswith("M"):  # it would join whatever is written before it
+            raise InvalidRequest(f"username must not start with a combining mark, not {username!r}")
         if not password or len(password) > PASSWORD_MAX:
             raise InvalidRequest(f"password must be 1..{PASSWORD_MAX} characters")
         password_hash = hash_password(password)  # slow: outside the lock
@@ -132,13 +143,13 @@ class Service:
 
         With ``allow_slow=False`` only credentials verified before are accepted, and None
         means "not known yet, verify with allow_slow=True" (the slow scrypt check must not
-        run on the web server's event loop). The slow check is throttled per username and
-        per client `address` (`LoginThrottle`), and costs the same whether the user exists
-        or not (an unknown name is checked against a decoy hash).
+        run on the web server's event loop). The slow check is throttled per (username,
+        `address`) and per `address` (`LoginThrottle`), and costs the same whether the user
+        exists or not (an unknown name is checked against a decoy hash).
 
         Raises:
             NotAuthenticated: no such user, or a wrong password.
-            TooManyAttempts: too many failures for this name or address lately.
+            TooManyAttempts: too many failures for this name from this address, or from this address.
         """
         if not username or password is None:
             raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
@@ -157,6 +168,7 @@ class Service:
                     self.throttle.failed(keys)
                     raise NotAuthenticated("wrong username or password")
             assert user is not None
+            self.throttle.succeeded(keys)
         with self._lock:
             self._last_seen[user.id] = self._clock()
         return user
@@ -206,7 +218,7 @@ class Service:
 
     # spectators (the viewer's server pages)
     def games_in_progress(self) -> list[dict[str, Any]]:
-        """The games started and not over: id, players, ranked, whose turn and each clock."""
+        """The games started and not over: id, players, whose turn and each clock (nothing a player could not know)."""
         with self._lock:
             now = self._clock()
             return [
@@ -215,7 +227,6 @@ class Service:
                     "white": game.names[chess.WHITE],
                     "black": game.names[chess.BLACK],
                     "turn": chess.COLOR_NAMES[game.turn],
-                    "phase": game.phase.name.lower(),
                     "seconds_left": {chess.COLOR_NAMES[color]: game.clock(color, now) for color in (chess.WHITE, chess.BLACK)},
                 }
                 for game in self._games.values()
@@ -228,27 +239,28 @@ class Service:
             return [dict(row) for row in self.store.recent_games(limit)]
 
     def spectator_history(self, game_id: int) -> GameHistory:
-        """A copy of game `game_id`'s record: the whole game if it is over, else the turns played so far.
+        """Game `game_id`'s whole record, once it is over (as on reconchess's server).
+
+        While a game runs its record (the true board, each side's senses and moves) is the
+        arbiter's alone: a player reads its own observations through the game endpoints.
 
         Raises:
             NotFound: no game with that id, or one withdrawn before it started.
+            GameInProgress: the game is not over yet.
         """
         with self._lock:
-            game = self._games.get(game_id)
-            if game is not None and not game.over and game.arbiter is not None:
-                return GameHistory.from_json(game.arbiter.history_so_far().to_json(), source=f"server game {game_id}")
             row = self.store.game(game_id)
             if row is None or row["aborted"]:
                 raise NotFound(f"no game with id {game_id}")
             if not row["over"]:
-                raise NotFound(f"game {game_id} has not started")
+                raise GameInProgress(f"game {game_id} is not over yet: its record is public once it ends")
             return GameHistory.from_json(row["history"], source=f"server game {game_id}")
 
     # invitations
     def invite(self, user: UserRow, opponent: str, color: Color) -> int:
         """Create a game against `opponent` with `user` playing `color`; the opponent gets an invitation."""
         with self._lock:
-            other = self.store.user_by_name(opponent)
+            other = self.store.user_by_name(_nfc(opponent))  # names are stored in NFC
             if other is None:
                 raise NotFound(f"no user named {opponent!r}")
             if other.id == user.id:
@@ -539,6 +551,24 @@ class Service:
                 new_elo, record.wins + (score == 1.0), record.draws + (score == 0.5), record.losses + (score == 0.0)
             )
             self.store.put_rating(user_id, version, updated)
+
+
+class _StoredFailures:
+    """The throttle's `FailureLog` in the store (under the service lock: the connection is shared)."""
+
+    def __init__(self, store: Store, lock: threading.RLock) -> None:
+        self._store, self._lock = store, lock
+
+    def load(self) -> dict[str, Failures]:
+        with self._lock:
+            return {key: Failures(count, last) for key, (count, last) in self._store.login_failures().items()}
+
+    def save(self, key: str, failures: Optional[Failures]) -> None:
+        with self._lock:
+            if failures is None:
+                self._store.delete_login_failures(key)
+            else:
+                self._store.put_login_failures(key, failures.count, failures.last)
 
 
 def _nfc(text: str) -> str:

@@ -60,6 +60,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         full_turn_limit=args.full_turn_limit,
         seconds_per_player=args.seconds_per_player,
         seconds_increment=args.increment,
+        trusted_proxies=tuple(args.trusted_proxy),
+        body_seconds=args.body_timeout,
     )
 
     def flaky(path: str | Path) -> Store:
@@ -142,6 +144,12 @@ class ServerProcess:
                 self.url = line.split()[2]
                 started.set()
         started.set()
+
+    @property
+    def pid(self) -> int:
+        """The server process's id (it names it when it refuses a second server on its database)."""
+        assert self._process is not None
+        return self._process.pid
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the server process has used so far; Linux only (reads /proc)."""

@@ -20,9 +20,9 @@ import json
 import logging
 from html import escape
 from importlib import resources
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -31,6 +31,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from blindchess.bots.registry import BOTS
+from blindchess.server.app import authenticated_user
+from blindchess.server.errors import NotAuthenticated, RemotePlayError, TooManyAttempts
 
 from .belief_views import BELIEFS
 from .library import UnknownGameError
@@ -93,8 +95,22 @@ def _status_of(error: Exception) -> int:
     return 404 if isinstance(error, (UnknownGameError, UnknownSessionError, LookupError)) else 400
 
 
+async def _player(request: Request) -> Optional[str]:
+    """Who starts or plays a game against a bot: the attached server's logged-in user (else 401); None without a server."""
+    service = request.app.state.viewer.service
+    return None if service is None else (await authenticated_user(request, service)).username
+
+
+Player = Annotated[Optional[str], Depends(_player)]
+
+
 def build_viewer(state: ViewerState) -> FastAPI:
-    """The viewer application over `state`."""
+    """The viewer application over `state`.
+
+    Attached to a game server (`blindchess serve`), it keeps the server's secrets: a server
+    game's record, and anything computed from it, is refused (403) while the game runs, and
+    games against a bot need a login (401) and belong to whoever started them.
+    """
     app = FastAPI(title="blindchess viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.viewer = state
 
@@ -102,6 +118,16 @@ def build_viewer(state: ViewerState) -> FastAPI:
         if request.url.path.startswith("/data/"):
             return JSONResponse({"error": message}, status_code=status)
         return error_page(status, message)
+
+    @app.exception_handler(RemotePlayError)
+    async def server_refused(request: Request, error: RemotePlayError) -> Response:
+        response = failure(request, error.status, str(error))
+        if isinstance(error, NotAuthenticated):
+            response.headers["WWW-Authenticate"] = 'Basic realm="blindchess"'
+        if isinstance(error, TooManyAttempts):
+            response.headers["Retry-After"] = str(max(1, int(error.retry_after + 0.999)))
+        return response
+
 
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, error: ValueError) -> Response:
@@ -139,8 +165,8 @@ def build_viewer(state: ViewerState) -> FastAPI:
         return _page("play.html")
 
     @app.get("/play/{session_id}", response_class=HTMLResponse)
-    def play_session_page(session_id: str) -> HTMLResponse:
-        state.session(session_id)
+    def play_session_page(session_id: str, owner: Player) -> HTMLResponse:
+        state.session(session_id, owner)
         return _page("play.html")
 
     @app.get("/server", response_class=HTMLResponse)
@@ -185,29 +211,29 @@ def build_viewer(state: ViewerState) -> FastAPI:
         return {"offered": list(PLAYABLE_BOTS), "registered": sorted(BOTS), "beliefs": list(BELIEFS)}
 
     @app.post("/data/play")
-    def new_game(body: NewGame) -> dict[str, str]:
-        session_id = state.new_session(body.bot, parse_color(body.color), body.seconds, body.increment, body.seed)
+    def new_game(body: NewGame, owner: Player) -> dict[str, str]:
+        session_id = state.new_session(body.bot, parse_color(body.color), body.seconds, body.increment, body.seed, owner)
         return {"id": session_id}
 
     @app.get("/data/play/{session_id}")
-    def play_state(session_id: str) -> dict[str, Any]:
-        return state.session(session_id).state()
+    def play_state(session_id: str, owner: Player) -> dict[str, Any]:
+        return state.session(session_id, owner).state()
 
     @app.post("/data/play/{session_id}/sense")
-    def sense(session_id: str, body: SenseBody) -> dict[str, Any]:
-        session = state.session(session_id)
+    def sense(session_id: str, body: SenseBody, owner: Player) -> dict[str, Any]:
+        session = state.session(session_id, owner)
         session.sense(body.square)
         return session.state()
 
     @app.post("/data/play/{session_id}/move")
-    def move(session_id: str, body: MoveBody) -> dict[str, Any]:
-        session = state.session(session_id)
+    def move(session_id: str, body: MoveBody, owner: Player) -> dict[str, Any]:
+        session = state.session(session_id, owner)
         session.move(body.move)
         return session.state()
 
     @app.post("/data/play/{session_id}/resign")
-    def resign(session_id: str) -> dict[str, Any]:
-        session = state.session(session_id)
+    def resign(session_id: str, owner: Player) -> dict[str, Any]:
+        session = state.session(session_id, owner)
         session.resign()
         return session.state()
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
+    from blindchess.server.service import Service
+
 from blindchess.arguments import database_path, listen_port, non_negative_seconds, positive_int, positive_seconds
 from blindchess.dependencies import require
 
@@ -50,18 +52,27 @@ def add_parser(subparsers: Any) -> None:
         help="withdraw a game whose players are not both ready after this many seconds",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the ranked scheduler's random choices")
+    parser.add_argument(
+        "--body-timeout",
+        type=positive_seconds,
+        default=10.0,
+        help="seconds a request body may take to arrive after its headers (then 408, connection closed)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy whose X-Forwarded-For header names the client (repeatable; default: none is believed)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     require("fastapi", "uvicorn", extra="server")
-    from blindchess.server.app import build_app
     from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
-    from blindchess.server.service import ServerConfig, Service
-    from blindchess.viewer.app import PathDispatch, build_viewer
-    from blindchess.viewer.library import GameLibrary
-    from blindchess.viewer.state import ViewerState
+    from blindchess.server.service import ServerConfig
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig(
@@ -71,16 +82,15 @@ def run(args: argparse.Namespace) -> int:
         full_turn_limit=args.full_turn_limit,
         start_timeout=args.start_timeout,
         seed=args.seed,
+        trusted_proxies=tuple(args.trusted_proxy),
+        body_seconds=args.body_timeout,
     )
-
-    def build(service: Service) -> ASGIApp:
-        return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
 
     def announce(url: str) -> None:
         print(f"serving on {url} (database {args.db}; pages at {url}/server)", flush=True)
 
     try:
-        serve(args.db, args.host, args.port, config, announce, build)
+        serve(args.db, args.host, args.port, config, announce, serving_app)
     except (DatabaseInUse, StoreUnavailable) as error:
         print(f"blindchess serve: error: {error}", file=sys.stderr)
         return 1
@@ -88,3 +98,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def serving_app(service: Service) -> ASGIApp:
+    """What `blindchess serve` serves over `service`: the game API and the viewer's pages, behind one set of request limits."""
+    from blindchess.server.app import build_api, shielded
+    from blindchess.viewer.app import PathDispatch, build_viewer
+    from blindchess.viewer.library import GameLibrary
+    from blindchess.viewer.state import ViewerState
+
+    return shielded(PathDispatch(build_api(service), build_viewer(ViewerState(GameLibrary(), service=service))), service.config)

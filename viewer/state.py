@@ -71,6 +71,7 @@ class ViewerState:
     """Belief tracks kept (most recently used); each holds up to its checkpoint budget of boards."""
     _tracks: OrderedDict[tuple[str, bool, str], BeliefTrack] = field(default_factory=OrderedDict)
     _sessions: dict[str, PlaySession] = field(default_factory=dict)
+    _owners: dict[str, Optional[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -137,8 +138,16 @@ class ViewerState:
 
     # ------------------------------------------------------------------ play
 
-    def new_session(self, bot_spec: str, color: chess.Color, seconds: float, increment: float, seed: Optional[int] = None) -> str:
-        """Start a game against `bot_spec` (a registered name); returns the session id."""
+    def new_session(
+        self,
+        bot_spec: str,
+        color: chess.Color,
+        seconds: float,
+        increment: float,
+        seed: Optional[int] = None,
+        owner: Optional[str] = None,
+    ) -> str:
+        """Start a game against `bot_spec` (a registered name) for `owner` (a server's user; None: no accounts); returns its id."""
         if bot_spec not in BOTS:
             raise ValueError(f"unknown bot {bot_spec!r}; choose one of {', '.join(sorted(BOTS))}")
         if not (0 < seconds <= 24 * 3600) or not (0 <= increment <= 3600):
@@ -155,11 +164,15 @@ class ViewerState:
         session = PlaySession(bot, name, color, seconds, increment, save)
         with self._lock:
             self._sessions[session_id] = session
+            self._owners[session_id] = owner
         return session_id
 
-    def session(self, session_id: str) -> PlaySession:
+    def session(self, session_id: str, owner: Optional[str] = None) -> PlaySession:
+        """The game `session_id` of `owner`; another's game is as unknown as a missing one (its id says nothing)."""
         with self._lock:
             session = self._sessions.get(session_id)
+            if session is not None and self._owners.get(session_id) != owner:
+                session = None
         if session is None:
             raise UnknownSessionError(f"no game in play with id {session_id!r}")
         return session
@@ -167,21 +180,27 @@ class ViewerState:
     # ------------------------------------------------------------------ server pages
 
     def _add_server_game(self, game_id: str) -> bool:
-        """Register ``server-<n>`` when the server has game n (a replay URL opened before the server page)."""
+        """Register ``server-<n>`` when the server has finished game n (a replay URL opened before the server page).
+
+        A game in progress is refused (`GameInProgress`, 403): its record is the arbiter's until it ends.
+        """
         number = game_id.removeprefix("server-")
         if not game_id.startswith("server-") or not number.isdigit():
             return False
         service = self.service
-        live = any(game["id"] == int(number) for game in service.games_in_progress())
         try:
             service.spectator_history(int(number))
         except LookupError:
             return False
-        self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, int(number)), live)
+        self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, int(number)), False)
         return True
 
     def server_overview(self, recent: int = 50) -> dict[str, Any]:
-        """Leaderboard, games in progress and recent games of the attached server, each registered for replay."""
+        """Leaderboard, games in progress and recent games of the attached server, each registered for replay.
+
+        A game in progress is registered as live: its replay answers 403 until the game ends
+        (`Service.spectator_history`), then shows the whole record.
+        """
         service = self.service
         if service is None:
             raise LookupError("this viewer is not attached to a game server (run `blindchess serve`)")

@@ -264,15 +264,11 @@ def check_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any
     del page.console_errors[before:]
 
 
-def check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: Any, folder: Path) -> None:
-    from blindchess.server.app import build_app
+def check_server_pages_list_a_game_in_progress_and_show_its_replay_once_it_ends(page: Any, folder: Path) -> None:
     from blindchess.server.server import ServerThread
-    from blindchess.viewer.app import PathDispatch
+    from blindchess.viewer.cli_serve import serving_app
 
-    def build(service: Any) -> Any:
-        return PathDispatch(build_app(service), build_viewer(ViewerState(GameLibrary(), service=service)))
-
-    with ServerThread(folder / "db.sqlite3", build=build) as server:
+    with ServerThread(folder / "db.sqlite3", build=serving_app) as server:
         service = server.service
         for name in ("alice", "bob"):
             service.register(name, f"pw-{name}")
@@ -293,13 +289,19 @@ def check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page: A
         page.wait_for_selector("body[data-ready='1']")
         assert "alice" in page.inner_text("#in-progress") and "bob" in page.inner_text("#in-progress")
         shoot(page, "server")
-        page.click("#in-progress a")
+        before = len(page.console_errors)
+        page.click("#in-progress a")  # while the game runs, its record is the arbiter's alone
+        page.wait_for_selector("#error-message")
+        assert "not over yet" in page.inner_text("#error-message")
+        del page.console_errors[before:]  # the browser logs the 403 navigation as a failed resource
+        turn(bob, "e7e5")
+        service.resign(alice, game_id)
+        plies = service.spectator_history(game_id).num_turns()
+        page.reload()  # over: the whole record is public
         rendered(page, 0)
         page.keyboard.press("End")
-        rendered(page, 1)
-        turn(bob, "e7e5")  # the replay of a live game follows new turns when at its last ply
-        rendered(page, 2)
-        assert page.inner_text("#ply-label") == "ply 2 / 2"
+        rendered(page, plies)
+        assert page.inner_text("#ply-label") == f"ply {plies} / {plies}"
     assert not page.console_errors
 
 
@@ -337,4 +339,4 @@ def test_the_viewer_in_a_real_browser(viewer: tuple[str, ViewerState], page: Any
     check_teaching_board_shows_the_whole_support_and_bayes_steps(viewer, page)
     check_a_whole_game_against_the_random_bot_by_clicks_and_drags(viewer, page)
     check_bad_input_gets_a_clear_page(viewer, page)
-    check_server_pages_list_a_game_in_progress_and_its_replay_follows_it(page, tmp_path)
+    check_server_pages_list_a_game_in_progress_and_show_its_replay_once_it_ends(page, tmp_path)

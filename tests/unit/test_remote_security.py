@@ -19,6 +19,7 @@ import requests
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register
+from blindchess.server.throttle import Limits
 
 PASSWORDS = {"alice": "Alice-Pass-4711", "bob": "Bob-Pass-0815", "eve": "Eve-Pass-1234"}
 
@@ -26,7 +27,7 @@ PASSWORDS = {"alice": "Alice-Pass-4711", "bob": "Bob-Pass-0815", "eve": "Eve-Pas
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     # Login throttling is off here (limits far above these tests' wrong guesses); test_remote_hardening tests it.
-    config = ServerConfig(login_failures_per_user=10**6, login_failures_per_address=10**6)
+    config = ServerConfig(login_limits=Limits(per_pair=10**6, per_address=10**6))
     with ServerThread(tmp_path_factory.mktemp("security") / "server.sqlite3", config) as running:
         for name, password in PASSWORDS.items():
             response = requests.post(f"{running.url}/api/users/", data=json.dumps({"username": name, "password": password}))
