@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from blindchess.errors import BlindchessError
 
@@ -185,26 +186,31 @@ class ResultStore:
             "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock,"
             " spec, faults, history FROM games ORDER BY key"
         )
-        with self._database("cannot read the recorded games"):
-            found = self._connection.execute(query).fetchall()
         rows = []
-        for values in found:
-            key = values[0]
-            for (column, kind), value in zip(COLUMN_TYPES.items(), values, strict=True):
-                if not isinstance(value, kind):
-                    raise ResultStoreError(f"{self.path}: game {key!r}: column {column} holds {value!r:.60}, not {kind}")
-                if column in ("spec", "faults", "history") and value is not None:
-                    self._json(key, column, value)
-            key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock = values[:13]
-            if winner not in (None, 0, 1):
-                raise ResultStoreError(f"{self.path}: game {key!r}: column winner holds {winner!r}, not 0, 1 or NULL")
-            rows.append(
-                GameRow(
-                    key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds,
-                    error, (white_clock, black_clock),
-                )
-            )  # fmt: skip
+        with self._database("cannot read the recorded games"):  # row by row: histories are never all in memory
+            for values in self._connection.execute(query):
+                rows.append(self._checked_row(values))
         return rows
+
+    def _checked_row(self, values: tuple[Any, ...]) -> GameRow:
+        """A row of `rows`'s query (of any types, as SQLite returns them) as a `GameRow`, once checked.
+
+        Raises:
+            ResultStoreError: naming the file, the game and the column at fault.
+        """
+        key = values[0]
+        for (column, kind), value in zip(COLUMN_TYPES.items(), values, strict=True):
+            if not isinstance(value, kind):
+                raise ResultStoreError(f"{self.path}: game {key!r}: column {column} holds {value!r:.60}, not {kind}")
+            if column in ("spec", "faults", "history") and value is not None:
+                self._json(key, column, value)
+        key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock = values[:13]
+        if winner not in (None, 0, 1):
+            raise ResultStoreError(f"{self.path}: game {key!r}: column winner holds {winner!r}, not 0, 1 or NULL")
+        return GameRow(
+            key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds,
+            error, (white_clock, black_clock),
+        )  # fmt: skip
 
     def _json(self, key: str, column: str, text: object) -> object:
         """Column `column` of game `key` parsed, or a `ResultStoreError` naming the file, the game and the column."""
