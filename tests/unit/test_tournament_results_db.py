@@ -4,7 +4,7 @@ One real tournament writes a sound SQLite file; each case damages a copy of it t
 a crash or a hand edit would, and runs the command, resuming or with ``--report-only``: the
 reported failures in a subprocess, every damage in both modes in this process (the same
 ``main``). Each must exit 2 with one line naming the file (and the game, where one row is at
-fault), print no standings, and leave the file byte for byte as it was.
+fault), print no standings, and leave the file byte for byte as it was; ``sprt --db`` too.
 """
 
 from __future__ import annotations
@@ -115,3 +115,13 @@ def test_every_damage_is_refused_in_either_mode(
     returncode = main(argv)
     captured = capsys.readouterr()
     _check_refusal(name, copy, before, returncode, captured.out, captured.err)
+
+
+def test_sprt_refuses_a_damaged_results_file_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "sprt.sqlite"
+    _garbage(copy)
+    before = copy.read_bytes()
+    assert main(["sprt", "random", "attacker", "--db", str(copy), "--workers", "1", "--max-pairs", "1"]) == 2
+    error = capsys.readouterr().err
+    assert str(copy) in error and "file is not a database" in error, error
+    assert copy.read_bytes() == before
