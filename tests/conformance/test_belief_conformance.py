@@ -231,7 +231,7 @@ def _misshapen(event: Observation) -> list[Observation]:
         return []
     shown = {square for square, _ in event.window}
     outside = next(square for square in range(64) if square not in shown)
-    wrong = [SenseResult(event.square, event.window[:-1]), SenseResult(event.square, (*event.window, (outside, None)))]
+    wrong: list[Observation] = [SenseResult(event.square, event.window[:-1]), SenseResult(event.square, (*event.window, (outside, None)))]
     wide = STANDARD_WINDOWS[event.square]
     if set(wide) != shown:
         wrong.append(SenseResult(event.square, tuple((square, dict(event.window).get(square)) for square in wide)))
@@ -282,7 +282,8 @@ def test_nothing_but_a_new_game_follows_game_ended(factory: BeliefFactory, color
     belief = _fed(factory.make(), game, color, len(events))
     before = _snapshot(belief, truth)
     sense = next(event for event in reversed(events) if isinstance(event, SenseResult))
-    for late in [OpponentMoved(None), sense, MoveResult(None, None, None), events[-1]]:
+    late_events: list[Observation] = [OpponentMoved(None), sense, MoveResult(None, None, None), events[-1]]
+    for late in late_events:
         for target in (belief, belief.copy()):
             with pytest.raises(UnexpectedObservationError, match="after GameEnded"):
                 target.update(late)
