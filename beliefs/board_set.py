@@ -50,7 +50,7 @@ from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError,
 from .compact import BYTES_PER_BOARD, BoardKey, board_key, castling_bits, piece_bitboards, row_board, row_key
 from .move_model import UNIFORM, OpponentMoveModel
 from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
-from .validation import check_event
+from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class BoardSet:
 
     def update(self, observation: Observation) -> None:
         """Fold one event in (see the module docstring for the rules); if it raises, the set is unchanged."""
-        check_event(observation)
+        check_event(observation, ended=game_over(self._events))
         if not isinstance(observation, GameStarted):
             self._require_started()
         before = self._state()

@@ -37,7 +37,7 @@ from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
 from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
-from .validation import check_event
+from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class HybridBelief:
     # ------------------------------------------------------------------ updates
 
     def update(self, observation: Observation) -> None:
-        check_event(observation)
+        check_event(observation, ended=game_over(self._events))
         if isinstance(observation, GameStarted):
             fresh = self._exact_set()
             fresh.update(observation)

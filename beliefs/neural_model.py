@@ -16,7 +16,11 @@ read with ``torch.load(weights_only=True)``, which refuses anything but tensors 
 cannot run code (safetensors would do the same at the cost of one more dependency).
 `load_model` checks every step and raises `ModelFileError` naming the file and the
 problem: missing, unreadable, truncated or corrupt (checksum), another encoding version,
-or tensors of the wrong names or shapes.
+a config field of the wrong type or out of bounds (``hidden`` an int from 1 to `MAX_HIDDEN`),
+or tensors of the wrong names or shapes. It reads regular files only, and at most
+`MAX_CONFIG_BYTES` and `MAX_WEIGHTS_BYTES` of them, before parsing anything: a FIFO, a device
+or a link to ``/dev/zero`` is refused at once, and no config makes it allocate more than a
+model of `MAX_HIDDEN` needs.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from typing import Any, Optional, Union
 import torch
 from torch import nn
 
+from blindchess.files import read_regular_file
+
 from .base import BeliefError
 from .encoding import ENCODING_VERSION, FRAME_SCALE, FRAME_SIZE
 
@@ -40,6 +46,12 @@ CLASSES = 7
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "weights.pt"
 FORMAT = "blindchess-posterior-model"
+MAX_HIDDEN = 2048
+"""The widest model `load_model` builds: about 36 million parameters, 142 MiB of weights (the shipped one is 192 wide)."""
+MAX_WEIGHTS_BYTES = 256 * 2**20
+"""The most of a weights file read: a model of `MAX_HIDDEN` with room to spare."""
+MAX_CONFIG_BYTES = 2**20
+"""The most of a config file read (the shipped one is 2 kB, training notes included)."""
 
 
 class ModelFileError(BeliefError):
@@ -55,8 +67,12 @@ class ModelConfig:
     frame_size: int = FRAME_SIZE
 
     def __post_init__(self) -> None:
-        if self.hidden < 1:
-            raise ValueError(f"hidden must be positive, got {self.hidden!r}")
+        for name in ("hidden", "encoding_version", "frame_size"):
+            value = getattr(self, name)
+            if type(value) is not int:  # a bool is an int to isinstance, and True would pass for version 1
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+        if not 1 <= self.hidden <= MAX_HIDDEN:
+            raise ValueError(f"hidden must be from 1 to {MAX_HIDDEN}, got {self.hidden!r}")
 
 
 class PosteriorNet(nn.Module):
@@ -102,7 +118,7 @@ def save_model(model: PosteriorNet, folder: Union[str, Path], extra: Optional[di
 
 def _read_config(path: Path) -> tuple[ModelConfig, str]:
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(read_regular_file(path, MAX_CONFIG_BYTES))
     except FileNotFoundError as error:
         raise ModelFileError(f"{path}: no such model config file") from error
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -110,7 +126,7 @@ def _read_config(path: Path) -> tuple[ModelConfig, str]:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not a {FORMAT} config (format {document.get('format') if isinstance(document, dict) else None!r})")
     version = document.get("encoding_version")
-    if version != ENCODING_VERSION:
+    if type(version) is not int or version != ENCODING_VERSION:
         raise ModelFileError(f"{path}: the model reads encoding version {version!r}, this code writes version {ENCODING_VERSION}")
     try:
         config = ModelConfig(**{f.name: document[f.name] for f in fields(ModelConfig)})
@@ -132,7 +148,7 @@ def load_model(folder: Union[str, Path]) -> PosteriorNet:
     config, checksum = _read_config(folder / CONFIG_FILE)
     weights_path = folder / WEIGHTS_FILE
     try:
-        data = weights_path.read_bytes()
+        data = read_regular_file(weights_path, MAX_WEIGHTS_BYTES)
     except OSError as error:
         raise ModelFileError(f"{weights_path}: cannot read the weights ({error})") from error
     if _sha256(data) != checksum:

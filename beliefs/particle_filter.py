@@ -56,7 +56,7 @@ from .board_set import BoardSet
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import UNIFORM, OpponentMoveModel
 from .store import opponent_rows, own_piece_types, reweighted
-from .validation import check_event
+from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class ParticleFilter:
     def update(self, observation: Observation) -> None:
         """Fold one event in; on deprivation, recover (see the module docstring)."""
         started = time.monotonic()
-        check_event(observation)
+        check_event(observation, ended=game_over(self._events))
         if isinstance(observation, GameStarted):
             store = self._fresh_store()
             store.update(observation)

@@ -50,6 +50,7 @@ class ReferenceBoardSet:
         self._scores = (move_model or UNIFORM).scores
         self._color: Optional[chess.Color] = None
         self._boards: dict[BoardKey, tuple[chess.Board, float]] = {}
+        self._ended = False
 
     @classmethod
     def from_boards(
@@ -73,9 +74,9 @@ class ReferenceBoardSet:
 
     def update(self, observation: Observation) -> None:
         """Fold one event in; raises `InconsistentObservationError` when no board is left (and changes nothing)."""
-        check_event(observation)
+        check_event(observation, ended=self._ended)
         if isinstance(observation, GameStarted):
-            self._color = observation.color
+            self._color, self._ended = observation.color, False
             board = observation.starting_board()
             self._boards = {board_key(board): (board, 1.0)}
             return
@@ -88,6 +89,7 @@ class ReferenceBoardSet:
         elif isinstance(observation, MoveResult):
             new = self._own_move(observation)
         else:  # GameEnded
+            self._ended = True
             return
         if not new:
             raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
@@ -208,7 +210,7 @@ class ReferenceBoardSet:
 
     def copy(self) -> ReferenceBoardSet:
         other = ReferenceBoardSet(self.move_model, self.policy)
-        other._color = self._color
+        other._color, other._ended = self._color, self._ended
         other._boards = {k: (b.copy(stack=False), w) for k, (b, w) in self._boards.items()}
         return other
 

@@ -40,10 +40,10 @@ from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, 
 from blindchess.arbiter.types import Color, Square
 
 from .base import N_CHANNELS, InconsistentObservationError, MalformedObservationError, NotInitialisedError, channel
-from .validation import check_event
+from .validation import SensingRules, check_event, windows_of
 
 
-class EnumerableRules(Protocol):
+class EnumerableRules(SensingRules, Protocol):
     """What the enumerated belief asks of a small board's rules: unchecked helpers over piece codes.
 
     :class:`~blindchess.variants.recon.ReconMiniChessRules` (Mini-Chess and the teaching boards)
@@ -94,12 +94,15 @@ class EnumeratedBelief:
         self.fullmove_number = 1
         self._probs: dict[BoardKey, float] = {}
         self.last_step: Optional[BayesStep] = None
+        self.ended = False
+        """The last event was `GameEnded`: only a new game's `GameStarted` may follow."""
+        self._windows = windows_of(rules)
 
     # -- the filter ---------------------------------------------------------------
 
     def update(self, observation: Observation) -> None:
         """Fold one event in (one Bayes step); if it raises, the belief is unchanged."""
-        check_event(observation)
+        check_event(observation, ended=self.ended, windows=self._windows)
         if isinstance(observation, GameStarted):
             try:
                 board = self.rules.starting_board(observation.starting_fen)
@@ -108,6 +111,7 @@ class EnumeratedBelief:
                     f"GameStarted.starting_fen {observation.starting_fen!r} does not fit these rules: {error}"
                 ) from error
             self.color, self.turn, self.fullmove_number = observation.color, board.turn, board.fullmove_number
+            self.ended = False
             key = self.rules.cells_of(board)
             self._probs = {key: 1.0}
             self.last_step = BayesStep(observation, {key: 1.0}, {key: 1.0}, {key: 1.0})
@@ -115,6 +119,7 @@ class EnumeratedBelief:
         if self.color is None:
             raise NotInitialisedError(f"{observation!r} arrived before GameStarted")
         if isinstance(observation, GameEnded):
+            self.ended = True
             return
         opponent_moved = isinstance(observation, OpponentMoved) and self.turn != self.color
         if isinstance(observation, OpponentMoved):
@@ -234,7 +239,7 @@ class EnumeratedBelief:
 
     def copy(self) -> EnumeratedBelief:
         other = EnumeratedBelief(self.rules)
-        other.color, other.turn, other.fullmove_number = self.color, self.turn, self.fullmove_number
+        other.color, other.turn, other.fullmove_number, other.ended = self.color, self.turn, self.fullmove_number, self.ended
         other._probs = dict(self._probs)
         other.last_step = self.last_step
         return other

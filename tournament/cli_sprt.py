@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sqlite3
 import sys
 from typing import Any
 
@@ -40,7 +39,7 @@ from .config import SelfPairingError, TournamentConfig, pairing_games, parse_set
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
 from .report import clock_use
-from .results_db import ResultStore, StoreConflictError
+from .results_db import ResultStore, ResultStoreError
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
 from .stats import Sprt, SprtDecision, StatisticsError, pair_interval, pentanomial
@@ -100,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = None if args.db is None else ResultStore(args.db)
         todo, recorded = _resume(store, specs)
-    except (StoreConflictError, OSError, sqlite3.Error) as error:
+    except (ResultStoreError, OSError) as error:
         executor.close()
         sys.stderr.write(f"blindchess: error: --db {args.db}: {error}\n")
         return 2

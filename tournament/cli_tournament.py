@@ -26,7 +26,7 @@ from .base import ExecutorError
 from .config import ConfigError, load_config
 from .executors import make_executor
 from .report import plot, standings, table
-from .results_db import ResultStore, StoreConflictError
+from .results_db import ResultStore, ResultStoreError
 from .runner import SetupError, run_schedule
 from .stats import StatisticsError
 from .task import BotSettingError, check_bot
@@ -67,7 +67,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(error)
     schedule = config.schedule()
     db = Path(args.db) if args.db else Path("results") / f"{config.name}.sqlite"
-    with ResultStore(db) as store:
+    try:
+        store = ResultStore(db)  # refuses a damaged file, naming it (and the row at fault)
+    except ResultStoreError as error:
+        return _fail(error)
+    with store:
         if not args.report_only:
             try:
                 executor = make_executor(args.executor, args.workers, args.address)
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 sys.stderr.write(f"interrupted: {store.count()} games recorded in {db}; the same command resumes the run\n")
                 return 130
-            except (SetupError, StoreConflictError) as error:
+            except (SetupError, ResultStoreError) as error:
                 return _fail(error)
             finally:
                 executor.close()

@@ -8,15 +8,23 @@ changed a recorded game (other settings under the same label) is refused, never 
 A game that could not be played is recorded with ``status = 'failed'`` and the reason; a later
 run skips it unless asked to retry failed games (`pending` with ``retry_failed=True``), which
 replaces the row.
+
+A damaged file is refused when it is opened, before a game is played into it: SQLite's
+``quick_check`` runs before anything is written, then every row is checked (each column's type,
+and that its JSON, spec, faults and history, parses). Either failure is a `ResultStoreError`
+naming the file, and the game's key where one row is at fault; the file is not repaired or
+changed, and no report is rated from a file that lost games.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from blindchess.errors import BlindchessError
 
@@ -45,11 +53,23 @@ CREATE TABLE IF NOT EXISTS games (
 );
 """
 
+COLUMN_TYPES: dict[str, type | tuple[type, ...]] = {
+    "key": str, "pairing": str, "pair": int, "white": str, "black": str, "status": str, "winner": (int, type(None)),
+    "reason": (str, type(None)), "turns": int, "seconds": (float, int), "error": (str, type(None)),
+    "white_clock": (float, int, type(None)), "black_clock": (float, int, type(None)),
+    "spec": str, "faults": str, "history": (str, type(None)),
+}  # fmt: skip
+"""The Python type SQLite hands back for each column of a sound row, in `ResultStore.rows`'s order."""
+
 ADDED_COLUMNS = ("white_clock REAL", "black_clock REAL")
 """Columns added after files were first written: opening an older file adds them, NULL in its rows."""
 
 
-class StoreConflictError(BlindchessError, ValueError):
+class ResultStoreError(BlindchessError, ValueError):
+    """The results file cannot be used: not an SQLite database, damaged, or a row that does not parse."""
+
+
+class StoreConflictError(ResultStoreError):
     """The database holds a game under a key the schedule gives to a different game."""
 
 
@@ -75,19 +95,42 @@ class GameRow:
 
 
 class ResultStore:
-    """The SQLite file at `path` (created if missing)."""
+    """The SQLite file at `path` (created if missing).
+
+    Raises:
+        ResultStoreError: the file cannot be opened, is not a database, fails ``quick_check``, or
+            holds a row that `rows` refuses.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection = sqlite3.connect(str(self.path))
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.executescript(SCHEMA)
-        present = {row[1] for row in self._connection.execute("PRAGMA table_info(games)")}
-        with self._connection:
-            for column in ADDED_COLUMNS:
-                if column.split()[0] not in present:
-                    self._connection.execute(f"ALTER TABLE games ADD COLUMN {column}")
+        with self._database("cannot open the results database"):
+            self._connection = sqlite3.connect(str(self.path))
+        try:
+            with self._database("the results database is damaged"):
+                problems = [row[0] for row in self._connection.execute("PRAGMA quick_check(5)")]
+                if problems != ["ok"]:
+                    raise sqlite3.DatabaseError("; ".join(problems))
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.executescript(SCHEMA)
+                present = {row[1] for row in self._connection.execute("PRAGMA table_info(games)")}
+                with self._connection:
+                    for column in ADDED_COLUMNS:
+                        if column.split()[0] not in present:
+                            self._connection.execute(f"ALTER TABLE games ADD COLUMN {column}")
+            self.rows()
+        except ResultStoreError:
+            self._connection.close()
+            raise
+
+    @contextmanager
+    def _database(self, doing: str) -> Iterator[None]:
+        """SQLite's errors (not a database, malformed, disk full, locked) as a `ResultStoreError` naming the file."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise ResultStoreError(f"{self.path}: {doing}: {error}; the file is left as it was") from error
 
     def close(self) -> None:
         self._connection.close()
@@ -104,13 +147,14 @@ class ResultStore:
         Raises:
             StoreConflictError: a recorded game's spec differs from the scheduled one with its key.
         """
-        recorded = {key: (spec, status) for key, spec, status in self._connection.execute("SELECT key, spec, status FROM games")}
+        with self._database("cannot read the recorded games"):
+            recorded = {key: (spec, status) for key, spec, status in self._connection.execute("SELECT key, spec, status FROM games")}
         missing = []
         for game in schedule:
             row = recorded.get(game.key)
             if row is None or (retry_failed and row[1] == "failed"):
                 missing.append(game)
-            elif json.loads(row[0]) != json.loads(game.to_json()):
+            elif self._json(game.key, "spec", row[0]) != json.loads(game.to_json()):
                 raise StoreConflictError(
                     f"{self.path} already holds game {game.key!r} with other settings; use a new database or restore the config"
                 )
@@ -118,7 +162,7 @@ class ResultStore:
 
     def record(self, spec: GameSpec, result: GameResult) -> None:
         """Commit one game's result (a failed game replaces nothing but an earlier failure)."""
-        with self._connection:
+        with self._database(f"cannot record game {spec.key!r}"), self._connection:
             self._connection.execute("DELETE FROM games WHERE key = ? AND status = 'failed'", (spec.key,))
             self._connection.execute(
                 "INSERT INTO games (key, pairing, pair, white, black, status, winner, reason, turns, seconds, attempts,"
@@ -133,24 +177,58 @@ class ResultStore:
             )  # fmt: skip
 
     def rows(self) -> list[GameRow]:
-        """Every recorded game, in key order."""
+        """Every recorded game, in key order, each row checked (see the module docstring).
+
+        Raises:
+            ResultStoreError: a row with a column of the wrong type or JSON that does not parse.
+        """
         query = (
-            "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock"
-            " FROM games ORDER BY key"
+            "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock,"
+            " spec, faults, history FROM games ORDER BY key"
         )
-        return [
-            GameRow(
-                key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds, error,
-                (white_clock, black_clock),
-            )
-            for key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock
-            in self._connection.execute(query)
-        ]  # fmt: skip
+        rows = []
+        with self._database("cannot read the recorded games"):  # row by row: histories are never all in memory
+            for values in self._connection.execute(query):
+                rows.append(self._checked_row(values))
+        return rows
+
+    def _checked_row(self, values: tuple[Any, ...]) -> GameRow:
+        """A row of `rows`'s query (of any types, as SQLite returns them) as a `GameRow`, once checked.
+
+        Raises:
+            ResultStoreError: naming the file, the game and the column at fault.
+        """
+        key = values[0]
+        for (column, kind), value in zip(COLUMN_TYPES.items(), values, strict=True):
+            if not isinstance(value, kind):
+                raise ResultStoreError(f"{self.path}: game {key!r}: column {column} holds {value!r:.60}, not {kind}")
+            if column in ("spec", "faults", "history") and value is not None:
+                self._json(key, column, value)
+        key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock = values[:13]
+        if winner not in (None, 0, 1):
+            raise ResultStoreError(f"{self.path}: game {key!r}: column winner holds {winner!r}, not 0, 1 or NULL")
+        return GameRow(
+            key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds,
+            error, (white_clock, black_clock),
+        )  # fmt: skip
+
+    def _json(self, key: str, column: str, text: object) -> object:
+        """Column `column` of game `key` parsed, or a `ResultStoreError` naming the file, the game and the column."""
+        try:
+            if not isinstance(text, str):
+                raise ValueError(f"{type(text).__name__} {text!r:.60}, not text")
+            return json.loads(text)
+        except ValueError as error:  # json.JSONDecodeError is a ValueError
+            raise ResultStoreError(
+                f"{self.path}: game {key!r}: column {column} is not JSON ({error}); the file is left as it was"
+            ) from error
 
     def history(self, key: str) -> str | None:
         """The history JSON of game `key` (None if not recorded or not played)."""
-        row = self._connection.execute("SELECT history FROM games WHERE key = ?", (key,)).fetchone()
+        with self._database(f"cannot read game {key!r}"):
+            row = self._connection.execute("SELECT history FROM games WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
     def count(self) -> int:
-        return int(self._connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        with self._database("cannot count the recorded games"):
+            return int(self._connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])

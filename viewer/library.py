@@ -7,6 +7,11 @@ list with the parser's message, so the page can say what is wrong with it instea
 failing. A game played in the browser is saved into the library's folder as a
 reconchess history file (with its clocks beside it) and appears in the list like any
 other.
+
+Only what the served folder holds is shown: a file (or a link) whose real path lies outside
+it stays in the list with that error and is never read, and so does anything that is not a
+regular file (a FIFO named ``x.json`` would block the reader forever) or is over
+`MAX_HISTORY_BYTES` (see :func:`blindchess.files.read_regular_file`).
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ import chess
 from blindchess.arbiter.history import GameHistory, HistoryFormatError
 from blindchess.arbiter.results import describe_result
 from blindchess.errors import BlindchessError
+from blindchess.files import read_regular_file
 
 logger = logging.getLogger(__name__)
 
 CLOCKS_SUFFIX = ".clocks.json"
 """A played game's clocks (seconds left per side at each ply) sit beside its history in ``<name>.clocks.json``."""
+MAX_HISTORY_BYTES = 16 * 2**20
+"""The most of a history (or clocks) file read: a game of a thousand plies is a few hundred kB."""
 
 
 class UnknownGameError(BlindchessError, ValueError):
@@ -38,6 +46,10 @@ class UnknownGameError(BlindchessError, ValueError):
 
 class UnreadableGameError(BlindchessError, ValueError):
     """The game's file is not a readable history; the message names the file and the problem."""
+
+
+class OutsideFolderError(BlindchessError, ValueError):
+    """A file of the served folder is a link to a path outside it; the message names both."""
 
 
 @dataclass
@@ -84,6 +96,8 @@ class GameLibrary:
     """The games on show. `folder` is where games played in the browser are saved (None: not saved)."""
 
     folder: Optional[Path] = None
+    served: Optional[Path] = None
+    """The folder on show (its real path): files whose real path is outside it are not read."""
     resolver: Optional[Callable[[str], bool]] = None
     """Asked about an id the library does not know (a server game opened by URL); True if it added it."""
     _entries: dict[str, GameEntry] = field(default_factory=dict)
@@ -104,7 +118,7 @@ class GameLibrary:
             library = cls(save_folder)
             library.add_file(path, path.name)
             return library
-        library = cls(save_folder if save_folder is not None else path)
+        library = cls(save_folder if save_folder is not None else path, served=path.resolve())
         for file in sorted(path.rglob("*.json")):
             if not file.name.endswith(CLOCKS_SUFFIX):
                 library.add_file(file, str(file.relative_to(path)))
@@ -180,28 +194,43 @@ class GameLibrary:
         assert history is not None, "entry() returns loaded games"
         return history
 
-    @staticmethod
-    def _load(entry: GameEntry) -> None:
+    def _load(self, entry: GameEntry) -> None:
         try:
             if entry.loader is not None:
                 entry.history = entry.loader()
             elif entry.path is not None:
-                entry.history = GameHistory.from_file(str(entry.path))
-                entry.clocks = _read_clocks(entry.path)
-        except (HistoryFormatError, OSError) as error:
+                text = self._read(entry.path).decode("utf-8")
+                entry.history = GameHistory.from_json(text, source=f"history file {str(entry.path)!r}")
+                entry.clocks = self._read_clocks(entry.path)
+        except UnicodeDecodeError as error:
+            entry.error = f"history file {str(entry.path)!r} is not text: {error}"
+            logger.warning("cannot show %s: %s", entry.label, entry.error)
+        except (HistoryFormatError, OutsideFolderError, OSError) as error:
             entry.error = str(error)
             logger.warning("cannot show %s: %s", entry.label, error)
 
+    def _read(self, path: Path) -> bytes:
+        """The bytes of `path`, if its real path is in the served folder and it is a regular file of a bounded size.
 
-def _read_clocks(history_path: Path) -> Optional[list[list[float]]]:
-    """The clocks saved beside a played game, if any (a bad clocks file is ignored: the game still shows)."""
-    if not history_path.name.endswith(".json"):
+        Raises:
+            OutsideFolderError: a link out of the served folder.
+            UnsafeFileError: not a regular file, or over `MAX_HISTORY_BYTES`.
+            OSError: it cannot be read.
+        """
+        real = path.resolve()
+        if self.served is not None and not real.is_relative_to(self.served):
+            raise OutsideFolderError(f"{path}: a link to {real}, outside the folder on show ({self.served}); not read")
+        return read_regular_file(real, MAX_HISTORY_BYTES)
+
+    def _read_clocks(self, history_path: Path) -> Optional[list[list[float]]]:
+        """The clocks saved beside a played game, if any (a bad clocks file is ignored: the game still shows)."""
+        if not history_path.name.endswith(".json"):
+            return None
+        path = history_path.with_name(history_path.name[: -len(".json")] + CLOCKS_SUFFIX)
+        try:
+            clocks = json.loads(self._read(path))["clocks"]
+        except (OSError, ValueError, KeyError, TypeError):  # OutsideFolderError is a ValueError
+            return None
+        if isinstance(clocks, list) and all(isinstance(pair, list) and len(pair) == 2 for pair in clocks):
+            return clocks
         return None
-    path = history_path.with_name(history_path.name[: -len(".json")] + CLOCKS_SUFFIX)
-    try:
-        clocks = json.loads(path.read_text())["clocks"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if isinstance(clocks, list) and all(isinstance(pair, list) and len(pair) == 2 for pair in clocks):
-        return clocks
-    return None

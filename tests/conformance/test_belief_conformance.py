@@ -2,8 +2,10 @@
 
 Covers initialisation, every event type, sampling, marginals, membership, copy
 independence, determinism by seed, and the transaction rule (an update that raises
-changes nothing), on short seeded random-action games played on the real arbiter with
-the factory's rules (small enough for the reference to keep up).
+changes nothing: for impossible events, malformed ones, sense windows that are not their
+centre's on the factory's board, and events after `GameEnded`), on short seeded
+random-action games played on the real arbiter with the factory's rules (small enough for
+the reference to keep up).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from blindchess.beliefs import (
     InconsistentObservationError,
     MalformedObservationError,
     NotInitialisedError,
+    UnexpectedObservationError,
     channel,
 )
 from blindchess.beliefs.random_games import ObservedGame, play_random_game
+from blindchess.beliefs.validation import STANDARD_WINDOWS
 from blindchess.tests.conformance.belief_registry import BELIEF_FACTORIES, BeliefFactory
 
 FACTORIES = BELIEF_FACTORIES
@@ -171,6 +175,8 @@ MALFORMED: list[Any] = [
     SenseResult(-3, ()),
     SenseResult(chess.B2, ((-3, None),)),
     SenseResult(chess.B2, ((chess.B2, "K"),)),  # type: ignore[arg-type]  # malformed on purpose
+    SenseResult(chess.E4, ((chess.E5, None), (chess.E4, None), (chess.E3, None))),  # 3 squares of a window of 9
+    SenseResult(None, ((chess.E4, None),)),  # no sense, yet a square shown
     MoveResult("a2a3", None, None),  # type: ignore[arg-type]  # malformed on purpose
     MoveResult(chess.Move(chess.A2, 64), None, None),
     MoveResult(None, None, -1),
@@ -215,6 +221,23 @@ def _impossible(event: Observation, truth: chess.Board, color: chess.Color) -> l
     return []
 
 
+def _misshapen(event: Observation) -> list[Observation]:
+    """Sense results at the true event's centre whose squares are not its window on the game's board.
+
+    The window less a square, the window and a square outside it, and on a small board the
+    8x8 window of an edge centre (whose 3x3 the small board clips further).
+    """
+    if not isinstance(event, SenseResult) or event.square is None:
+        return []
+    shown = {square for square, _ in event.window}
+    outside = next(square for square in range(64) if square not in shown)
+    wrong: list[Observation] = [SenseResult(event.square, event.window[:-1]), SenseResult(event.square, (*event.window, (outside, None)))]
+    wide = STANDARD_WINDOWS[event.square]
+    if set(wide) != shown:
+        wrong.append(SenseResult(event.square, tuple((square, dict(event.window).get(square)) for square in wide)))
+    return wrong
+
+
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
 def test_a_refused_update_changes_nothing(factory: BeliefFactory, color: chess.Color) -> None:
     """Before every event of a game: impossible and malformed variants raise and change nothing.
@@ -233,8 +256,9 @@ def test_a_refused_update_changes_nothing(factory: BeliefFactory, color: chess.C
         event, truth_before = events[index], truths[index - 1]
         before = _snapshot(belief, truth_before)
         impossible = _impossible(event, truth_before, color) if factory.exact else []
-        for bad in impossible + [MALFORMED[(2 * index + k) % len(MALFORMED)] for k in range(2)]:
-            expected = MalformedObservationError if bad in MALFORMED else InconsistentObservationError
+        misshapen = _misshapen(event)
+        for bad in impossible + misshapen + [MALFORMED[(2 * index + k) % len(MALFORMED)] for k in range(2)]:
+            expected = MalformedObservationError if bad in MALFORMED or bad in misshapen else InconsistentObservationError
             with pytest.raises(expected):
                 belief.update(bad)
             refused += 1
@@ -247,3 +271,23 @@ def test_a_refused_update_changes_nothing(factory: BeliefFactory, color: chess.C
         if factory.exact and belief.is_exact:
             assert truths[index] in belief
     assert refused >= 2 * (len(events) - 1)
+
+
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK], ids=["white", "black"])
+def test_nothing_but_a_new_game_follows_game_ended(factory: BeliefFactory, color: chess.Color) -> None:
+    """After `GameEnded` every event but `GameStarted` is refused and changes nothing, in the belief and in its copy."""
+    game = _game(factory.ruleset, 2, full_turns=2)
+    events, truth = game.events[color], game.truth[color][-1]
+    assert isinstance(events[-1], GameEnded)
+    belief = _fed(factory.make(), game, color, len(events))
+    before = _snapshot(belief, truth)
+    sense = next(event for event in reversed(events) if isinstance(event, SenseResult))
+    late_events: list[Observation] = [OpponentMoved(None), sense, MoveResult(None, None, None), events[-1]]
+    for late in late_events:
+        for target in (belief, belief.copy()):
+            with pytest.raises(UnexpectedObservationError, match="after GameEnded"):
+                target.update(late)
+        assert _snapshot(belief, truth) == before, late
+    belief.update(events[0])  # the next game
+    assert len(belief) == 1 and game.truth[color][0] in belief
+    belief.update(events[1])

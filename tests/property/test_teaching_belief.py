@@ -85,4 +85,5 @@ def test_protocols_marginals_sampling_copy_and_inconsistency() -> None:
     assert len(belief) >= len(copy)
     assert belief.entropy() > 0
     with pytest.raises(InconsistentObservationError, match="SenseResult"):
-        belief.update(SenseResult(chess.A4, ((chess.A4, chess.Piece(chess.QUEEN, chess.WHITE)),)))
+        queen = chess.Piece(chess.QUEEN, chess.WHITE)  # the 4x4 board has no queen
+        belief.update(SenseResult(chess.A4, tuple((s, queen if s == chess.A4 else p) for s, p in rules.sense(samples[0], chess.A4))))

@@ -126,7 +126,8 @@ class BadEventBeliefBot(BeliefBot):
     def handle_sense_result(self, sense_result: list[tuple[int, Optional[chess.Piece]]]) -> None:
         if self.turns == 3 and self._sense_square is not None:
             king = chess.Piece(chess.KING, not self.color)
-            self.observe(SenseResult(self._sense_square, ((chess.A4, king), (chess.H4, king))))  # two kings: impossible
+            window = [(square, king if index < 2 else piece) for index, (square, piece) in enumerate(sense_result)]
+            self.observe(SenseResult(self._sense_square, tuple(window)))  # two kings: impossible
         super().handle_sense_result(sense_result)
 
 

@@ -48,7 +48,8 @@ def test_an_impossible_sense_raises_naming_the_event(make: Callable[[], Belief])
         belief.update(event)
     # 20 moves + pass, less the 7 that land in d3-f5: d3 d4 e3 e4 f3 f4 Nf3
     assert len(belief) == 21 - 7
-    impossible = SenseResult(chess.E4, ((chess.E5, chess.Piece(chess.QUEEN, chess.WHITE)),))
+    queen = chess.Piece(chess.QUEEN, chess.WHITE)  # on e5 after White's first move: no board has it
+    impossible = SenseResult(chess.E4, tuple((s, queen if s == chess.E5 else piece) for s, piece in _window(chess.E4)))
     with pytest.raises(InconsistentObservationError, match="SenseResult"):
         belief.update(impossible)
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,8 @@ import torch
 from blindchess.beliefs.encoding import ENCODING_VERSION, FRAME_SIZE
 from blindchess.beliefs.neural_model import (
     CONFIG_FILE,
+    MAX_HIDDEN,
+    MAX_WEIGHTS_BYTES,
     WEIGHTS_FILE,
     ModelConfig,
     ModelFileError,
@@ -132,3 +139,73 @@ def test_wrong_tensor_names(saved: tuple[PosteriorNet, Path]) -> None:
     _replace_weights(folder, buffer.getvalue())
     with pytest.raises(ModelFileError, match=r"tensors \['something'\] do not match"):
         load_model(folder)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("hidden", 8.0, "hidden must be an integer, got 8.0"),
+        ("hidden", True, "hidden must be an integer, got True"),
+        ("hidden", "8", "hidden must be an integer, got '8'"),
+        ("hidden", 10**12, f"hidden must be from 1 to {MAX_HIDDEN}, got {10**12}"),
+        ("hidden", 0, f"hidden must be from 1 to {MAX_HIDDEN}, got 0"),
+        ("frame_size", float(FRAME_SIZE), f"frame_size must be an integer, got {float(FRAME_SIZE)}"),
+        ("encoding_version", True, "encoding version True"),
+    ],
+)
+def test_a_config_field_of_the_wrong_type_or_out_of_bounds_is_named(
+    saved: tuple[PosteriorNet, Path], field: str, value: object, problem: str
+) -> None:
+    _, folder = saved
+    _rewrite_config(folder, **{field: value})
+    with pytest.raises(ModelFileError, match=f"^{re.escape(str(folder / CONFIG_FILE))}: .*{re.escape(problem)}"):
+        load_model(folder)
+
+
+def test_a_file_over_the_bound_is_refused_unread(saved: tuple[PosteriorNet, Path]) -> None:
+    _, folder = saved
+    os.truncate(folder / WEIGHTS_FILE, MAX_WEIGHTS_BYTES + 1)  # sparse: no disk, and nothing is read
+    with pytest.raises(ModelFileError, match=f"{folder / WEIGHTS_FILE}: cannot read the weights .*more than {MAX_WEIGHTS_BYTES} bytes"):
+        load_model(folder)
+
+
+LOAD_IN_A_CAPPED_PROCESS = """
+import json, resource, sys
+from blindchess.beliefs.neural_model import ModelFileError, load_model
+pages = int(open("/proc/self/statm").read().split()[0])
+cap = pages * resource.getpagesize() + 512 * 2**20  # what it uses now and 512 MiB: a /dev/zero read fails fast
+resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
+for folder in sys.argv[1:]:
+    try:
+        load_model(folder)
+        print(json.dumps(["loaded", ""]), flush=True)
+    except BaseException as error:
+        print(json.dumps([type(error).__name__, str(error)]), flush=True)
+"""
+
+
+def test_a_fifo_or_a_link_to_dev_zero_is_refused_at_once(saved: tuple[PosteriorNet, Path], tmp_path: Path) -> None:
+    _, folder = saved
+    cases = {}
+    for name, kind, target in [
+        ("weights to /dev/zero", "a character device", WEIGHTS_FILE),
+        ("config to /dev/zero", "a character device", CONFIG_FILE),
+        ("config a FIFO", "a FIFO", CONFIG_FILE),
+        ("weights a FIFO", "a FIFO", WEIGHTS_FILE),
+    ]:
+        copy = shutil.copytree(folder, tmp_path / name.replace(" ", "_").replace("/", ""))
+        (copy / target).unlink()
+        if kind == "a FIFO":
+            os.mkfifo(copy / target)
+        else:
+            (copy / target).symlink_to("/dev/zero")
+        cases[name] = (copy / target, kind)
+    process = subprocess.run(
+        [sys.executable, "-c", LOAD_IN_A_CAPPED_PROCESS, *(str(path.parent) for path, _ in cases.values())],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    answers = [json.loads(line) for line in process.stdout.splitlines()]
+    assert len(answers) == len(cases), process.stderr
+    for (name, (path, kind)), (error, message) in zip(cases.items(), answers, strict=True):
+        assert error == "ModelFileError", (name, error, message)
+        assert str(path) in message and f"not a regular file ({kind})" in message, (name, message)

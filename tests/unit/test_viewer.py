@@ -32,11 +32,11 @@ from blindchess.viewer.serving import AppThread
 from blindchess.viewer.state import ViewerState
 
 
-def fetch(url: str, body: Any = None) -> tuple[int, str]:
+def fetch(url: str, body: Any = None, timeout: float = 60) -> tuple[int, str]:
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
