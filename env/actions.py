@@ -59,6 +59,11 @@ class ActionCodec:
         self._position = np.full(64, -1, dtype=np.int64)
         self._position[list(self.squares)] = np.arange(n)
         self._position_of = {square: int(self._position[square]) for square in self.squares}
+        self._sense_cache: dict[tuple[Square, ...], np.ndarray] = {}
+        # move_action's arithmetic split into per-square and per-promotion terms, for the hot path (move_indices)
+        self._rows = [n + 1 + max(int(self._position[square]), 0) * n for square in range(64)]
+        self._columns = [max(int(self._position[square]), 0) for square in range(64)]
+        self._kind_offsets = {piece: kind * n * n for piece, kind in _PROMOTION_KINDS.items()}
 
     def sense_action(self, square: Optional[Square]) -> int:
         """The action that senses around `square` (None: skip the sense)."""
@@ -82,20 +87,37 @@ class ActionCodec:
             raise KeyError(f"{move.uci()}: this board promotes to a queen only")
         return n + 1 + kind * n * n + self._position_of[move.from_square] * n + self._position_of[move.to_square]
 
-    def sense_mask(self, sense_actions: list[Square]) -> np.ndarray:
-        """The action mask (int8, shape ``(size,)``) of a sense phase: the sense squares and NONE."""
-        mask = np.zeros(self.size, dtype=np.int8)
-        mask[self._position[sense_actions]] = 1
-        mask[self.none] = 1
-        return mask
+    def sense_indices(self, sense_actions: list[Square]) -> np.ndarray:
+        """The actions of a sense phase (the sense squares, then NONE), cached: every turn offers the same squares."""
+        key = tuple(sense_actions)
+        indices = self._sense_cache.get(key)
+        if indices is None:
+            indices = np.array([self._position_of[square] for square in key] + [self.none], dtype=np.int64)
+            self._sense_cache[key] = indices
+        return indices
 
-    def move_table(self, move_actions: list[chess.Move]) -> tuple[np.ndarray, dict[int, chess.Move]]:
-        """The action mask of a move phase (the move actions and NONE) and each move action's number -> the move itself.
+    def move_indices(self, move_actions: list[chess.Move]) -> tuple[np.ndarray, dict[int, chess.Move]]:
+        """The actions of a move phase (the move actions, then NONE) and each move action's number -> the move itself.
 
         The table hands the arbiter the very objects of its own `move_actions()` list (it finds those fastest).
+        Unchecked: every move must be on this board (the arbiter's lists are).
         """
-        table = {self.move_action(move): move for move in move_actions}
+        rows, columns, kinds = self._rows, self._columns, self._kind_offsets
+        table = {kinds[move.promotion] + rows[move.from_square] + columns[move.to_square]: move for move in move_actions}
+        indices = np.fromiter(table, dtype=np.int64, count=len(table))
+        return np.append(indices, self.none), table
+
+    def mask_of(self, indices: np.ndarray) -> np.ndarray:
+        """The action mask (int8, shape ``(size,)``) that allows exactly `indices`."""
         mask = np.zeros(self.size, dtype=np.int8)
-        mask[list(table)] = 1
-        mask[self.none] = 1
-        return mask, table
+        mask[indices] = 1
+        return mask
+
+    def sense_mask(self, sense_actions: list[Square]) -> np.ndarray:
+        """The action mask of a sense phase: the sense squares and NONE."""
+        return self.mask_of(self.sense_indices(sense_actions))
+
+    def move_table(self, move_actions: list[chess.Move]) -> tuple[np.ndarray, dict[int, chess.Move]]:
+        """The action mask of a move phase (the move actions and NONE) and the table of `move_indices`."""
+        indices, table = self.move_indices(move_actions)
+        return self.mask_of(indices), table

@@ -165,26 +165,36 @@ class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.game = self._new_game()
         self.game.start()
+        self._mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._legal = np.zeros(0, dtype=np.int64)
         self.agent_selection = "white"
         self._begin_phase(SENSE)
         if self.game.is_over():
             self._finish()
 
     def _begin_phase(self, phase: str) -> None:
-        """The agent to act starts `phase`: its mask (and, for a move, the move table) from the game's action lists."""
+        """The agent to act starts `phase`: its legal actions (and, for a move, the move table) from the game's lists.
+
+        The mask array is kept and only the previous phase's entries cleared: an 8x8 mask has 16449 entries
+        and a phase sets a few dozen.
+        """
         self.phase = phase
         game, codec = self.game, self.codec
         if phase == SENSE:
             sense_actions = game.sense_actions()
             assert sense_actions is not None, "a phase begins only while the game runs"
-            self._mask = codec.sense_mask(sense_actions)
+            legal = codec.sense_indices(sense_actions)
             self._moves: dict[int, chess.Move] = {}
         else:
             move_actions = game.move_actions()
             assert move_actions is not None, "a phase begins only while the game runs"
-            self._mask, self._moves = codec.move_table(move_actions)
-        for agent in AGENTS:
-            self.infos[agent] = {"phase": phase} if agent == self.agent_selection else {}
+            legal, self._moves = codec.move_indices(move_actions)
+        self._mask[self._legal] = 0
+        self._mask[legal] = 1
+        self._legal = legal
+        infos = self.infos
+        infos[self.agent_selection] = {"phase": phase}
+        infos[AGENTS[self.agent_selection == "white"]] = {}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
@@ -194,6 +204,10 @@ class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
     def action_mask(self) -> np.ndarray:
         """The mask of the agent to act (the live array: read it, do not write it)."""
         return self._mask
+
+    def legal_actions(self) -> np.ndarray:
+        """The actions the agent to act may take, NONE last (the live array: read it, do not write it)."""
+        return self._legal
 
     def step(self, action: Optional[int]) -> None:
         """Apply the action of `agent_selection` (None once it is done: the AEC dead step).
@@ -240,7 +254,8 @@ class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
             else:
                 self.terminations[agent] = True
             self.infos[agent] = {"winner": winner, "win_reason": None if reason is None else reason.name}
-        self._mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._mask[self._legal] = 0
+        self._legal = np.zeros(0, dtype=np.int64)
         self._accumulate_rewards()
 
     def play_bot_turn(self, player: Player, referee: Referee) -> Optional[BotFault]:
