@@ -288,9 +288,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"plot {args.plot}")
     if args.eval_games:
         wins, draws, losses = evaluate(settings.variant, args.out, args.eval_games, settings.seed, settings.turn_limit)
-        low, high = wilson_interval(wins + 0.5 * draws, args.eval_games)
-        print(f"saved policy vs random, {args.eval_games} games: {wins} won, {draws} drawn, {losses} lost;"
-              f" score {(wins + 0.5 * draws) / args.eval_games:.3f}, 95% Wilson interval [{low:.3f}, {high:.3f}]")
+        games = args.eval_games
+        win_low, win_high = wilson_interval(wins, games)
+        low, high = wilson_interval(wins + 0.5 * draws, games)
+        print(f"saved policy vs random, {games} games: {wins} won, {draws} drawn, {losses} lost;"
+              f" won {wins / games:.3f}, 95% Wilson interval [{win_low:.3f}, {win_high:.3f}];"
+              f" score {(wins + 0.5 * draws) / games:.3f}, interval [{low:.3f}, {high:.3f}]")
     return 0
 
 

@@ -56,8 +56,12 @@ from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
 
-VARIANT_BOTS: dict[str, str] = {"recon": "blindchess.variants.recon_bot:ReconMiniChessBot"}
-"""Bots of the small-board variants, by short name (the bots registry sits below the variants)."""
+VARIANT_BOTS: dict[str, str] = {
+    "recon": "blindchess.variants.recon_bot:ReconMiniChessBot",
+    # the policy trained in the learning environment and shipped for the variant (env/models/<variant>.pt)
+    "policy": "blindchess.env.policy_bot:PolicyBot",
+}
+"""Bots of the variants and the learning environment, by short name (the bots registry sits below both)."""
 
 _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "limit": lambda value: chess.engine.Limit(**value) if isinstance(value, dict) else value,
