@@ -40,7 +40,7 @@ True
 from __future__ import annotations
 
 import numbers
-from typing import Any, ClassVar, Optional
+from typing import Any, Optional
 
 import chess
 import numpy as np
@@ -78,7 +78,7 @@ def spaces_for(codec: ActionCodec) -> tuple[spaces.Dict, spaces.Discrete]:
     return observation_space, spaces.Discrete(codec.size)
 
 
-class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
+class RbcEnv(AECEnv[str, dict[str, Any], Any]):
     """The AEC environment (see the module docstring); build it with :func:`rbc_env`.
 
     Args:
@@ -95,7 +95,9 @@ class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
         render_mode: None, or ``"ansi"`` (`render` returns the true board as text).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "blindchess_rbc_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo declares it an instance variable)
+        "name": "blindchess_rbc_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -109,7 +111,7 @@ class RbcEnv(AECEnv[str, dict[str, np.ndarray], Optional[int]]):
         names: tuple[str, str] = AGENTS,
         render_mode: Optional[str] = None,
     ) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # AECEnv.__init__ is unannotated (and empty)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} is not one of None, 'ansi'")
         self.variant = variant

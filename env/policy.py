@@ -46,6 +46,10 @@ class PolicyNet(nn.Module):
         hidden: the width of the two hidden layers.
     """
 
+    inputs: torch.Tensor
+    scale: torch.Tensor
+    gather: torch.Tensor
+
     def __init__(self, codec: ActionCodec, hidden: int = 128) -> None:
         super().__init__()
         self.codec, self.hidden = codec, hidden

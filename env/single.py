@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar, Optional
+from typing import Any, Optional
 
 import chess
 import gymnasium
@@ -53,7 +53,7 @@ def build_opponent(spec: str, variant_env: RbcEnv, seed: int) -> Player:
     return make_bot(player_class, seed)
 
 
-class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
+class BotOpponentEnv(gymnasium.Env[dict[str, Any], Any]):
     """One learner against a bot (see the module docstring).
 
     Args:
@@ -66,7 +66,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         **options: the `RbcEnv` options (clocks, ``turn_limit``, ``observations``, ...).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium declares an instance variable)
 
     def __init__(
         self,
@@ -164,6 +164,6 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         """The learner's current mask (sb3-contrib's MaskablePPO reads this method)."""
         return self.aec.observe(self.learner)["action_mask"]
 
-    def render(self) -> Optional[str]:  # type: ignore[override]
+    def render(self) -> Optional[str]:
         return self.aec.render()
 

@@ -119,12 +119,12 @@ def main() -> None:
             record[2] += time.monotonic() - wall
     print("| loop | steps | steps/s (CPU) | steps/s (wall) |")
     print("|---|---:|---:|---:|")
-    for name, (made, cpu, wall) in totals.items():
-        print(f"| {name} | {made:.0f} | {made / cpu:,.0f} | {made / wall:,.0f} |")
+    for name, (total, cpu_seconds, wall_seconds) in totals.items():
+        print(f"| {name} | {total:.0f} | {total / cpu_seconds:,.0f} | {total / wall_seconds:,.0f} |")
     if args.workers:
-        made, wall = vector_steps(args.steps, args.workers, args.seed)
-        print(f"\nAsyncVectorEnv, {args.workers} workers, BotOpponentEnv rbc vs random: {made} learner steps,"
-              f" {made / wall:,.0f} learner steps/s (wall)")
+        learner_steps, seconds = vector_steps(args.steps, args.workers, args.seed)
+        print(f"\nAsyncVectorEnv, {args.workers} workers, BotOpponentEnv rbc vs random: {learner_steps} learner steps,"
+              f" {learner_steps / seconds:,.0f} learner steps/s (wall)")
 
 
 if __name__ == "__main__":

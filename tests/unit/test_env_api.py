@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test.api_test import api_test
+from pettingzoo.test.seed_test import seed_test
 
 from blindchess.env import IllegalEnvActionError, rbc_env
 from blindchess.env.single import BotOpponentEnv
