@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Optional
 
 import chess
@@ -39,6 +40,7 @@ import numpy as np
 from blindchess.arbiter.types import Square
 
 _PROMOTION_KINDS = {None: 0, chess.QUEEN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3}
+_FROM, _TO, _PROMOTION = attrgetter("from_square"), attrgetter("to_square"), attrgetter("promotion")
 
 
 class ActionCodec:
@@ -61,8 +63,8 @@ class ActionCodec:
         self._position_of = {square: int(self._position[square]) for square in self.squares}
         self._sense_cache: dict[tuple[Square, ...], np.ndarray] = {}
         # move_action's arithmetic split into per-square and per-promotion terms, for the hot path (move_indices)
-        self._rows = [n + 1 + max(int(self._position[square]), 0) * n for square in range(64)]
-        self._columns = [max(int(self._position[square]), 0) for square in range(64)]
+        self._rows = n + 1 + np.maximum(self._position, 0) * n
+        self._columns = np.maximum(self._position, 0)
         self._kind_offsets = {piece: kind * n * n for piece, kind in _PROMOTION_KINDS.items()}
 
     def sense_action(self, square: Optional[Square]) -> int:
@@ -102,9 +104,11 @@ class ActionCodec:
         The table hands the arbiter the very objects of its own `move_actions()` list (it finds those fastest).
         Unchecked: every move must be on this board (the arbiter's lists are).
         """
-        rows, columns, kinds = self._rows, self._columns, self._kind_offsets
-        table = {kinds[move.promotion] + rows[move.from_square] + columns[move.to_square]: move for move in move_actions}
-        indices = np.fromiter(table, dtype=np.int64, count=len(table))
+        froms = np.fromiter(map(_FROM, move_actions), dtype=np.int64, count=len(move_actions))
+        tos = np.fromiter(map(_TO, move_actions), dtype=np.int64, count=len(move_actions))
+        kinds = np.fromiter(map(self._kind_offsets.__getitem__, map(_PROMOTION, move_actions)), dtype=np.int64, count=len(move_actions))
+        indices = self._rows[froms] + self._columns[tos] + kinds  # per-move work in C: this runs every move step
+        table = dict(zip(indices.tolist(), move_actions, strict=True))
         return np.append(indices, self.none), table
 
     def mask_of(self, indices: np.ndarray) -> np.ndarray:

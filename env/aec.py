@@ -146,7 +146,7 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             self.reversible_moves_limit,
             self.turn_limit,
             rules=self.rules,
-            observer=self._observe_event,
+            observer=self._observe_event if self.encode else None,  # no events to build when nobody reads them
         )
         game.store_players(*self.names)
         return game

@@ -45,7 +45,7 @@ def blindchess_steps(steps: int, observations: bool, seed: int) -> int:
     done_steps = 0
     while done_steps < steps:
         env.reset(seed=seed + done_steps)
-        while not env.game.is_over():
+        while not (env.terminations["white"] or env.truncations["white"]):
             if observations:
                 env.observe(env.agent_selection)  # the frames and a copy of the mask
             legal = env.legal_actions()  # what the mask allows, as OpenSpiel's legal_actions() lists it
