@@ -15,7 +15,7 @@ as the arbiter resigns a bot that answers outside its action lists; ``illegal="r
 
 Example:
 
->>> env = BotOpponentEnv("teaching-4x4", opponent="random")
+>>> env = BotOpponentEnv("teaching-4x4", opponent="random", learner="white")
 >>> observation, info = env.reset(seed=3)
 >>> observation["observation"].shape, info["color"], info["phase"]
 ((2, 1353), 'white', 'sense')

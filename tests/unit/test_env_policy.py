@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from blindchess.arbiter import GameHistory
 from blindchess.cli import main
@@ -24,7 +25,11 @@ def test_a_tiny_training_run_trains_saves_plots_and_evaluates(capsys: pytest.Cap
     weights, plot = tmp_path / "policy.pt", tmp_path / "curve.png"
     argv = ["--updates", "2", "--steps", "96", "--envs", "4", "--epochs", "1", "--minibatch", "48", "--hidden", "16",
             "--out", str(weights), "--plot", str(plot), "--eval-games", "2", "--seed", "3"]  # fmt: skip
-    assert train_policy.main(argv) == 0
+    threads = torch.get_num_threads()
+    try:
+        assert train_policy.main(argv) == 0
+    finally:
+        torch.set_num_threads(threads)  # the script sets one thread; the rest of this process keeps its own
     out = capsys.readouterr().out
     assert "trained 2 updates" in out and "saved policy vs random, 2 games" in out
     assert plot.stat().st_size > 0
