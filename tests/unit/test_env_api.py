@@ -7,6 +7,7 @@ with short turn limits so that each check sees whole games and stays quick.
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -69,3 +70,14 @@ def test_bad_options_are_named() -> None:
         BotOpponentEnv("rbc", learner="green")
     with pytest.raises(ValueError, match="no-such-bot"):
         BotOpponentEnv("rbc", opponent="no-such-bot")
+
+
+def test_clocks_run_between_steps_and_a_flag_fall_ends_the_game() -> None:
+    env = rbc_env("teaching-4x4", seconds_per_player=0.05, seconds_increment=0)
+    env.reset(seed=0)
+    time.sleep(0.1)  # White thinks past its clock; the arbiter sees it at the end of the turn
+    env.step(env.codec.none)
+    env.step(env.codec.none)
+    assert env.terminations == {"white": True, "black": True}
+    assert env.rewards == {"white": -1.0, "black": 1.0}
+    assert env.infos["white"]["win_reason"] == "TIMEOUT"
