@@ -167,6 +167,9 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.game = self._new_game()
         self.game.start()
+        sense_actions = self.game.sense_actions()
+        assert sense_actions is not None, "a new game runs"
+        self._sense_legal = self.codec.sense_indices(sense_actions)
         self._mask = np.zeros(self.codec.size, dtype=np.int8)
         self._legal = np.zeros(0, dtype=np.int64)
         self.agent_selection = "white"
@@ -183,9 +186,7 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         self.phase = phase
         game, codec = self.game, self.codec
         if phase == SENSE:
-            sense_actions = game.sense_actions()
-            assert sense_actions is not None, "a phase begins only while the game runs"
-            legal = codec.sense_indices(sense_actions)
+            legal = self._sense_legal  # a game's sense actions never change (LocalGame lists them once)
             self._moves: dict[int, chess.Move] = {}
         else:
             move_actions = game.move_actions()
@@ -233,7 +234,10 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         self._end_of_turn()
 
     def _checked(self, action: object) -> int:
-        if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        if type(action) is int:  # the usual case, without the slower abstract-class check below
+            if 0 <= action < self.codec.size and self._mask[action]:
+                return action
+        elif isinstance(action, numbers.Integral) and not isinstance(action, bool):
             index = int(action)
             if 0 <= index < self.codec.size and self._mask[index]:
                 return index
