@@ -80,6 +80,7 @@ _OWN, _SEEN_OPP, _SEEN_EMPTY, _AGE, _WINDOW, _LOST, _REQ_FROM, _REQ_TO, _TAKEN_F
     0, 6, 12, 13, 14, 15, 16, 17, 18, 19, 20,
 )  # fmt: skip
 _EVENT_TYPES = (GameStarted, OpponentMoved, SenseResult, MoveResult)
+_PIECE_TYPES = np.arange(1, 7, dtype=np.int8)[:, None]
 
 FRAME_SCALE = np.ones(FRAME_SIZE, dtype=np.float32)
 """Multiply a frame by this to get the model's float input (every feature in [0, 1])."""
@@ -134,8 +135,8 @@ class StreamEncoder:
             return None
         if not isinstance(event, _EVENT_TYPES):
             raise UnexpectedObservationError(f"not an observation event: {event!r}")
-        planes = np.zeros((N_PLANES, 64), dtype=np.uint8)
-        scalars = np.zeros(N_SCALARS, dtype=np.uint8)
+        frame = np.zeros(FRAME_SIZE, dtype=np.uint8)
+        planes, scalars = frame[: N_PLANES * 64].reshape(N_PLANES, 64), frame[N_PLANES * 64 :]  # views into the frame
         if isinstance(event, GameStarted):
             self._start(event)
         elif isinstance(event, OpponentMoved):
@@ -144,7 +145,8 @@ class StreamEncoder:
             self._sensed(event, planes, scalars)
         else:
             self._moved(event, planes, scalars)
-        return self._frame(event, planes, scalars)
+        self._fill(event, planes, scalars)
+        return frame
 
     def _start(self, event: GameStarted) -> None:
         self._color, self._turn, self._captures = event.color, 0, 0
@@ -207,17 +209,18 @@ class StreamEncoder:
             rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
             self._own[rook_src], self._own[rook_dst] = 0, chess.ROOK
 
-    def _frame(self, event: Observation, planes: np.ndarray, scalars: np.ndarray) -> np.ndarray:
-        for piece_type in range(1, 7):
-            planes[_OWN + piece_type - 1] = self._own == piece_type
-            planes[_SEEN_OPP + piece_type - 1] = self._seen == piece_type
-        planes[_SEEN_EMPTY] = self._seen == 0
+    def _fill(self, event: Observation, planes: np.ndarray, scalars: np.ndarray) -> None:
+        """Write the memory planes and the scalars into the frame's views (one vectorised op per block:
+        the learning environment encodes every event, so this is its hot path)."""
+        flags = planes.view(np.bool_)  # the same bytes as booleans: the comparisons write 0/1 without a cast
+        np.equal(self._own, _PIECE_TYPES, out=flags[_OWN : _OWN + 6])
+        np.equal(self._seen, _PIECE_TYPES, out=flags[_SEEN_OPP : _SEEN_OPP + 6])
+        np.equal(self._seen, 0, out=flags[_SEEN_EMPTY])
         planes[_AGE] = self._age
         scalars[_EVENT_TYPES.index(type(event))] = 1
         scalars[4] = self.color == chess.WHITE
         scalars[5] = min(self._turn, 255)
         scalars[6] = min(self._captures, 16)
-        return np.concatenate([planes.reshape(-1), scalars])
 
     def own_types(self) -> np.ndarray:
         """Shape (64,) int8, relative squares: our piece type on each square now (0 for none)."""

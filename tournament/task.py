@@ -19,7 +19,6 @@ and the teaching boards ``teaching-4x4`` and ``teaching-4x5``. A bot whose const
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import logging
@@ -45,24 +44,24 @@ from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pon
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
-from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
-from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
+
+# The variant table moved to the variants layer (the learning environment reads it too); imported under
+# the same names, so `blindchess.tournament.task.VARIANTS` and its helpers keep working.
+from blindchess.variants.catalog import VARIANTS as VARIANTS
+from blindchess.variants.catalog import UnknownVariantError as UnknownVariantError
+from blindchess.variants.catalog import did_you_mean as did_you_mean
+from blindchess.variants.catalog import variant_rules as variant_rules
 
 from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
 
-VARIANTS: dict[str, Rules[Any]] = {
-    "rbc": STANDARD,
-    "recon-minichess": RECON_MINICHESS,
-    "recon-imcs": RECON_MINICHESS_IMCS,
-    "teaching-4x4": TEACHING_4X4,
-    "teaching-4x5": TEACHING_4X5,
+VARIANT_BOTS: dict[str, str] = {
+    "recon": "blindchess.variants.recon_bot:ReconMiniChessBot",
+    # the policy trained in the learning environment and shipped for the variant (env/models/<variant>.pt)
+    "policy": "blindchess.env.policy_bot:PolicyBot",
 }
-"""Variant name -> the arbiter's rules for it."""
-
-VARIANT_BOTS: dict[str, str] = {"recon": "blindchess.variants.recon_bot:ReconMiniChessBot"}
-"""Bots of the small-board variants, by short name (the bots registry sits below the variants)."""
+"""Bots of the variants and the learning environment, by short name (the bots registry sits below both)."""
 
 _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "limit": lambda value: chess.engine.Limit(**value) if isinstance(value, dict) else value,
@@ -70,33 +69,8 @@ _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
 """Settings whose JSON value becomes an object: ``limit = {depth = 1}`` is ``chess.engine.Limit(depth=1)``."""
 
 
-class UnknownVariantError(BlindchessError, ValueError):
-    """A variant name that is not in `VARIANTS` (the message suggests the closest)."""
-
-
 class BotSettingError(BlindchessError, ValueError):
     """A setting the bot's constructor does not take (the message lists the ones it does)."""
-
-
-def variant_rules(name: str) -> Rules[Any]:
-    """The rules of variant `name`.
-
-    Raises:
-        UnknownVariantError: no such variant.
-    """
-    if name not in VARIANTS:
-        raise UnknownVariantError(f"unknown variant {name!r}{did_you_mean(name, VARIANTS)}; variants: {', '.join(VARIANTS)}")
-    return VARIANTS[name]
-
-
-def did_you_mean(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest of `choices`, or nothing.
-
-    >>> did_you_mean("trot", ["trout", "random"])
-    " (did you mean 'trout'?)"
-    """
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def resolve_player_class(bot: str) -> type[Player]:

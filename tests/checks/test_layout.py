@@ -5,8 +5,9 @@ Layers, lowest first (pyproject's ``[tool.setuptools]`` comment and the style gu
     arbiter -> evaluation -> beliefs -> sensing -> moving -> bots -> subsystems -> experiments -> tests
 
 A module imports its own folder and lower layers only. *Subsystems* are every other top-level
-folder (server/, variants/ and whatever is added beside them); they sit on one level and may use
-each other, but not experiments or tests. The root package (``toolkit/``: ``blindchess``, its
+folder (server/, variants/, env/ and whatever is added beside them); they sit on one level and may use
+each other, but not experiments or tests. (env/, the learning environments, uses the bots and the
+variants; the tournament may use it, by its registered bot name ``policy``.) The root package (``toolkit/``: ``blindchess``, its
 CLI) is the exception both ways: its CLI finds the subcommands by name at run time
 (``importlib``), so its module-level imports stay inside ``toolkit/``; and only tests may import
 the CLI (`CLI_MODULES`). The root's other modules are helpers below every layer (``blindchess``
@@ -37,6 +38,8 @@ def rank(folder: str) -> int:
     """The layer of a top-level folder; every folder not named below is a subsystem.
 
     >>> rank("arbiter") < rank("beliefs") < rank("bots") < rank("server") == rank("tournament") < rank("tests")
+    True
+    >>> rank("bots") < rank("env") == rank("variants") < rank("experiments")
     True
     """
     if folder in LAYERS:
