@@ -37,7 +37,7 @@ from chess import (
 )
 
 from . import rules
-from .frozen_move import frozen_move
+from .frozen import frozen_move
 
 _PUSH_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 _DIAGONAL_PROMOTIONS = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -168,7 +168,7 @@ _PAWN_DIAGONALS = {
 def move_actions(board: chess.Board) -> list[chess.Move]:
     """The move actions of the side to move; equal (same order) to :func:`rules.move_actions`.
 
-    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`):
+    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen`):
     each piece's moves are looked up by the squares it may reach, built once and reused.
 
     >>> move_actions(chess.Board()) == rules.move_actions(chess.Board())

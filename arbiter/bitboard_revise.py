@@ -29,7 +29,7 @@ import chess
 from chess import BB_SQUARES
 
 from . import rules
-from .frozen_move import frozen_move
+from .frozen import frozen_move
 from .types import Square
 
 _BETWEEN = tuple(tuple(chess.between(a, b) for b in chess.SQUARES) for a in chess.SQUARES)
@@ -38,7 +38,7 @@ _BETWEEN = tuple(tuple(chess.between(a, b) for b in chess.SQUARES) for a in ches
 def revise_move(board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
     """The move the arbiter makes for the request `move`, or None (rule iv); equal to `rules.revise_move`.
 
-    A revised slide is a shared `FrozenMove` (see :mod:`blindchess.arbiter.frozen_move`).
+    A revised slide is a shared `FrozenMove` (see :mod:`blindchess.arbiter.frozen`).
     """
     from_square, to_square = move.from_square, move.to_square
     from_bb = BB_SQUARES[from_square]
