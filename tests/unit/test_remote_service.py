@@ -19,7 +19,7 @@ from blindchess.server import (
     UsernameTaken,
 )
 from blindchess.server.database import UserRow
-from blindchess.server.elo import expected_score, updated_ratings
+from blindchess.elo import expected_score, updated_ratings
 from blindchess.server.passwords import hash_password, verify_password
 
 

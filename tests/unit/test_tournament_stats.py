@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from blindchess.tournament.ratings import SCALE, fit_elo
+from blindchess.elo import SCALE
+from blindchess.tournament.ratings import fit_elo
 from blindchess.tournament.stats import (
     Sprt,
     StatisticsError,
