@@ -22,9 +22,7 @@ Deprivation: when an event leaves no particle (the truth was resampled away), th
 replays the events since each of its last ``recovery_turns`` turn-start snapshots (oldest
 first, then the game start) with ``recovery_factor`` times the budget. Oldest first because
 a newer snapshot descends from the resampling that lost the truth, so an older one more
-often still holds it (on 150 random-action games it raised the share of rebuilds holding
-the truth from 30% to 52% at 100 particles, 56% to 63% at 1,000, at no measurable cost in
-mean time per update). If every replay is deprived too, it rebuilds from the game start
+often still holds it (docs/benchmarks.md measures the gain). If every replay is deprived too, it rebuilds from the game start
 with a capped exact `BoardSet` (whose backlog always recovers a consistent board; noisy
 sense results are left out of that rebuild). Only
 an observation sequence no board explains raises `InconsistentObservationError`, and then
