@@ -5,8 +5,8 @@ Why: the arbiter reads the truth board every turn. python-chess's `fen()` visits
 turn would cost more than the rest of the turn. `fen` builds the placement from the
 twelve piece bitboards and compresses empty squares with string replacement;
 `sense_window` reads the nine squares from precomputed square lists. Boards these
-were not written for (Chess960, subclasses) go to python-chess and `rules`. `tests/unit/test_arbiter_fast_readers.py` holds each equal
-to its reference.
+were not written for (Chess960, subclasses) go to python-chess and `rules`.
+`tests/unit/arbiter/test_bitboard_moves_and_read.py` holds each equal to its reference.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ answer follows from a few bitboard tests:
 
 Castling and boards this was not written for (Chess960, subclasses) go to the
 reference. Unchecked: `move` must be a move action of `board` with the default
-promotion added (`rules.with_default_promotion`). `tests/unit/test_arbiter_fast_revise.py`
+promotion added (`rules.with_default_promotion`). `tests/unit/arbiter/test_bitboard_revise.py`
 holds both functions equal to the references on every move action of many positions.
 """
 

@@ -48,7 +48,7 @@ that was measured at 60 + 2, 120 + 5 and 300 + 5.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
-so the clock never falls below ``reserve`` (`tests/unit/test_time_management.py` plays that
+so the clock never falls below ``reserve`` (`tests/unit/bots/test_time_management.py` plays that
 worst case for whole games).
 """
 

@@ -313,6 +313,23 @@ def test_the_cycle_check_sees_imports_of_every_kind(tmp_path: Path) -> None:
     ]
 
 
+UNIT_TESTS_OF_TESTS = {"blindchess.tests.unit.test_progress_plugin": "tests/progress.py, the test suite's own plugin"}
+"""Unit tests that sit in tests/unit/ itself, each with what it tests: the test tree's own code."""
+
+
+def test_unit_tests_sit_in_the_folder_of_their_package() -> None:
+    """tests/unit/<folder>/test_<module>.py: a newcomer finds a module's tests under its folder's name."""
+    folders = {module.folder for module in MODULES} - {"tests"}
+    misplaced = [
+        module.name
+        for module in MODULES
+        if module.name.startswith("blindchess.tests.unit.") and not module.is_package
+        and module.name not in UNIT_TESTS_OF_TESTS
+        and module.name.split(".")[3] not in folders
+    ]
+    assert not misplaced, f"unit tests outside tests/unit/<package folder>/: {misplaced}"
+
+
 # Names that several modules may share because each copy has the same job in its own folder.
 SHARED_NAMES = {
     "__init__.py": "a package",
