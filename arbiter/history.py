@@ -1,4 +1,4 @@
-"""The full-information record of a game: `Turn`, `GameHistory`, and its reconchess-compatible JSON.
+"""The full-information record of a game, `GameHistory`, with reconchess's query API; its JSON is in `history_codec`.
 
 Why a record per turn: reconchess keeps seven parallel per-colour lists that must stay
 aligned by hand. Here each colour has a list of `TurnRecord`s, one per turn the player
