@@ -14,13 +14,19 @@ from typing import Any, Optional, TextIO
 
 import chess
 
+from blindchess.arguments import add_command
+
 from .history import GameHistory, HistoryFormatError
 from .results import describe_result, player_names
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("replay", help="step through a saved game history (JSON)", description=__doc__,
-        epilog="example:\n  blindchess replay games/FILE.json --all", formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = add_command(
+        subparsers,
+        "replay",
+        "step through a saved game history (JSON)",
+        __doc__,
+        "blindchess replay games/FILE.json --all",
     )
     parser.add_argument("file", help="a game history JSON file (ours or reconchess's)")
     parser.add_argument("--all", action="store_true", help="print every turn without pausing")

@@ -51,10 +51,11 @@ import chess
 
 from blindchess.errors import BlindchessError
 
-from .history import GameHistory, TruthFen
+from .history import GameHistory
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from .ruleset import STANDARD, BoardT, Rules
 from .time_control import TimeControl
+from .turns import TruthFen
 from .types import Color, Square, WinReason
 
 Observer = Callable[[Color, Observation], None]

@@ -1,4 +1,4 @@
-"""The full-information record of a game: `Turn`, `GameHistory`, and its reconchess-compatible JSON.
+"""The full-information record of a game, `GameHistory`, with reconchess's query API; its JSON is in `history_codec`.
 
 Why a record per turn: reconchess keeps seven parallel per-colour lists that must stay
 aligned by hand. Here each colour has a list of `TurnRecord`s, one per turn the player
@@ -27,128 +27,21 @@ the file hold the start position: a loaded history takes it from White's first m
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional, TypeVar, Union
+from typing import Any, Optional, TypeVar
 
 import chess
 
-from blindchess.errors import BlindchessError
-
+from .faults import BotFault
+from .history_codec import HistoryFormatError, HistoryHeader, decode_history, encode_history, history_document
 from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from .turns import FenSource, MovePhase, SensePhase, SenseResultList, TruthFen, Turn, TurnRecord, new_phase
 from .types import Color, Square, WinReason
 
-if TYPE_CHECKING:  # the play loop imports this module
-    from .play import BotFault
+__all__ = ["GameHistory", "HistoryFormatError", "Turn"]
 
 T = TypeVar("T")
-
-SenseResultList = list[tuple[Square, Optional[chess.Piece]]]
-"""A sense result as reconchess hands it out: a list of (square, piece or None)."""
-
-
-class HistoryFormatError(BlindchessError, ValueError):
-    """A history file or JSON text is not a valid reconchess GameHistory; the message names the source and the problem."""
-
-
-class Turn:
-    """One player's turn: its colour and how many turns that player took before it (from 0)."""
-
-    __slots__ = ("color", "turn_number")
-
-    def __init__(self, color: Color, turn_number: int) -> None:
-        self.color = color
-        self.turn_number = turn_number
-
-    @property
-    def next(self) -> Turn:
-        """The turn right after this one (the other player's)."""
-        return Turn(not self.color, self.turn_number + (0 if self.color == chess.WHITE else 1))
-
-    @property
-    def previous(self) -> Turn:
-        """The turn right before this one (the other player's)."""
-        return Turn(not self.color, self.turn_number - (1 if self.color == chess.WHITE else 0))
-
-    def _key(self) -> tuple[int, int]:
-        return self.turn_number, 0 if self.color == chess.WHITE else 1
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Turn):
-            return NotImplemented
-        return self.color == other.color and self.turn_number == other.turn_number
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __lt__(self, other: Turn) -> bool:
-        if not isinstance(other, Turn):
-            return NotImplemented
-        return self._key() < other._key()
-
-    def __le__(self, other: Turn) -> bool:
-        if not isinstance(other, Turn):
-            return NotImplemented
-        return self._key() <= other._key()
-
-    def __str__(self) -> str:
-        return f"Turn({chess.COLOR_NAMES[self.color]}, {self.turn_number})"
-
-    __repr__ = __str__
-
-
-class TruthFen:
-    """The truth position at one moment: a FEN string, or a snapshot whose FEN is computed on first use."""
-
-    __slots__ = ("_fen", "_snapshot", "_to_fen")
-
-    def __init__(self, fen: Optional[str] = None, snapshot: Any = None, to_fen: Optional[Callable[[Any], str]] = None):
-        self._fen = fen
-        self._snapshot = snapshot
-        self._to_fen = to_fen
-
-    @property
-    def fen(self) -> str:
-        if self._fen is None:
-            assert self._to_fen is not None, "a snapshot always carries its FEN function"
-            self._fen = self._to_fen(self._snapshot)
-            self._snapshot = None
-        return self._fen
-
-
-FenSource = Union[str, TruthFen]
-
-
-class SensePhase(NamedTuple):
-    """What a turn's sense phase recorded: the square asked for (None for no sense) and the window seen."""
-
-    square: Optional[Square]
-    result: SenseResultList
-
-
-class MovePhase(NamedTuple):
-    """What a turn's move phase recorded, with the truth position before and after the move."""
-
-    requested_move: Optional[chess.Move]
-    taken_move: Optional[chess.Move]
-    capture_square: Optional[Square]
-    before: TruthFen
-    after: TruthFen
-
-
-@dataclass(slots=True)
-class TurnRecord:
-    """One turn of one player: the phases it got through (a game can end between them)."""
-
-    sense: Optional[SensePhase] = None
-    move: Optional[MovePhase] = None
-
-
-_new_phase = tuple.__new__
-"""Builds a phase as ``_new_phase(SensePhase, (square, result))``: the named tuple's own constructor is a
-Python function, and the game records two phases a turn."""
 
 
 class GameHistory:
@@ -173,7 +66,7 @@ class GameHistory:
         self._win_reason: Optional[WinReason] = None
         self.starting_fen = starting_fen
         self.faults: list[BotFault] = []
-        """Bot faults the play loop recorded (`blindchess.arbiter.play.BotFault`); not part of the JSON file."""
+        """Bot faults the play loop recorded (`blindchess.arbiter.faults.BotFault`); not part of the JSON file."""
 
     # ------------------------------------------------------------------ recording (the game calls these)
 
@@ -184,7 +77,7 @@ class GameHistory:
     def store_sense(self, color: Color, square: Optional[Square], sense_result: SenseResultList) -> None:
         """Record a sense (like reconchess: the n-th sense of a colour belongs to its n-th turn)."""
         records, index = self._records[color], self._sense_counts[color]
-        phase = _new_phase(SensePhase, (square, sense_result))
+        phase = new_phase(SensePhase, (square, sense_result))
         if index == len(records):  # the usual case, a new turn: one call fewer than a separate lookup
             records.append(TurnRecord(phase))
         else:
@@ -203,7 +96,7 @@ class GameHistory:
         """Record a move with the truth positions around it (FEN strings or lazy `TruthFen` snapshots)."""
         before = fen_before if isinstance(fen_before, TruthFen) else TruthFen(fen=fen_before)
         after = fen_after if isinstance(fen_after, TruthFen) else TruthFen(fen=fen_after)
-        phase = _new_phase(MovePhase, (requested_move, taken_move, capture_square, before, after))
+        phase = new_phase(MovePhase, (requested_move, taken_move, capture_square, before, after))
         records, index = self._records[color], self._move_counts[color]
         if index == len(records):  # a move without a sense before it
             records.append(TurnRecord(move=phase))
@@ -400,35 +293,15 @@ class GameHistory:
     # ------------------------------------------------------------------ JSON
 
     def to_json(self) -> str:
-        """The history as reconchess 1.6.9's JSON text (same keys, order, encodings and separators).
-
-        Written directly rather than through ``json.dumps(self._document())`` (the reference
-        it equals, byte for byte): building a dict per piece seen and per move, only for the
-        encoder to take them apart again, cost more than the game itself.
-        """
-        white, black = self._records[chess.WHITE], self._records[chess.BLACK]
-        _convert_in_play_order(white, black)
-        fields = ", ".join(
-            f'"{key}": {{"true": {_encode_column(key, white)}, "false": {_encode_column(key, black)}}}' for key in _LIST_KEYS
-        )
-        reason = "null" if self._win_reason is None else f'{{"type": "WinReason", "value": "{self._win_reason.name}"}}'
-        return (
-            f'{{"type": "GameHistory", "white_name": {json.dumps(self._white_name)}, '
-            f'"black_name": {json.dumps(self._black_name)}, {fields}, '
-            f'"winner_color": {json.dumps(self._winner_color)}, "win_reason": {reason}}}'
-        )
+        """The history as reconchess 1.6.9's JSON text (same keys, order, encodings and separators)."""
+        return encode_history(self._header(), self._records[chess.WHITE], self._records[chess.BLACK])
 
     def _document(self) -> dict[str, Any]:
         """The history as the JSON-ready dict reconchess's encoder builds (the reference `to_json` equals)."""
-        lists = _per_colour_lists(self)
-        return {
-            "type": "GameHistory",
-            "white_name": self._white_name,
-            "black_name": self._black_name,
-            **{key: {"true": lists[key][0], "false": lists[key][1]} for key in _LIST_KEYS},
-            "winner_color": self._winner_color,
-            "win_reason": None if self._win_reason is None else {"type": "WinReason", "value": self._win_reason.name},
-        }
+        return history_document(self._header(), self._records[chess.WHITE], self._records[chess.BLACK])
+
+    def _header(self) -> HistoryHeader:
+        return HistoryHeader(self._white_name, self._black_name, self._winner_color, self._win_reason)
 
     def save(self, filename: str) -> None:
         """Write the history as reconchess does (`reconchess.GameHistory.from_file` reads it)."""
@@ -439,9 +312,19 @@ class GameHistory:
     @classmethod
     def from_json(cls, text: str, source: str = "<json text>") -> GameHistory:
         """Read reconchess GameHistory JSON; raises `HistoryFormatError` naming `source` and the problem."""
-        from .history_codec import decode_history  # the codec builds GameHistory objects
-
-        return decode_history(text, source)
+        decoded = decode_history(text, source)
+        header = decoded.header
+        history = cls()
+        history.store_players(header.white_name, header.black_name)
+        for color in (chess.WHITE, chess.BLACK):
+            for square, window in decoded.senses[color]:
+                history.store_sense(color, square, window)
+            for requested, taken, capture, before, after in decoded.moves[color]:
+                history.store_move(color, requested, taken, capture, before, after)
+        history.store_results(header.winner_color, header.win_reason)
+        if decoded.moves[chess.WHITE]:
+            history.starting_fen = decoded.moves[chess.WHITE][0][3]  # the file holds no start position
+        return history
 
     @classmethod
     def from_file(cls, filename: str) -> GameHistory:
@@ -452,94 +335,3 @@ class GameHistory:
         except UnicodeDecodeError as error:
             raise HistoryFormatError(f"history file {filename!r} is not text: {error}") from error
         return cls.from_json(text, source=f"history file {filename!r}")
-
-
-_LIST_KEYS = (
-    "senses", "sense_results", "requested_moves", "taken_moves", "capture_squares", "fens_before_move", "fens_after_move",
-)  # fmt: skip
-
-
-def _encode_move(move: Optional[chess.Move]) -> Optional[dict[str, str]]:
-    return None if move is None else {"type": "Move", "value": move.uci()}
-
-
-def _encode_window(result: SenseResultList) -> list[list[Any]]:
-    return [[square, None if piece is None else {"type": "Piece", "value": piece.symbol()}] for square, piece in result]
-
-
-def _per_colour_lists(history: GameHistory) -> dict[str, tuple[list[Any], list[Any]]]:
-    """reconchess's seven parallel lists, (white, black) each, JSON-ready, built from the turn records."""
-    lists: dict[str, tuple[list[Any], list[Any]]] = {key: ([], []) for key in _LIST_KEYS}
-    for slot, color in enumerate((chess.WHITE, chess.BLACK)):
-        for record in history._records[color]:
-            if record.sense is not None:
-                lists["senses"][slot].append(record.sense.square)
-                lists["sense_results"][slot].append(_encode_window(record.sense.result))
-            if record.move is not None:
-                move = record.move
-                lists["requested_moves"][slot].append(_encode_move(move.requested_move))
-                lists["taken_moves"][slot].append(_encode_move(move.taken_move))
-                lists["capture_squares"][slot].append(move.capture_square)
-                lists["fens_before_move"][slot].append(move.before.fen)
-                lists["fens_after_move"][slot].append(move.after.fen)
-    return lists
-
-
-def _convert_in_play_order(white: list[TurnRecord], black: list[TurnRecord]) -> None:
-    """Turn the truth snapshots into FENs in the order they were played.
-
-    Why: a FEN is built from the one converted before it, redoing only the ranks that
-    differ (see `blindchess.arbiter.fastread`); in play order that is one move's worth.
-    """
-    for index, record in enumerate(white):
-        if record.move is None:
-            break
-        _ = record.move.before.fen, record.move.after.fen
-        reply = black[index].move if index < len(black) else None
-        if reply is not None:
-            _ = reply.after.fen
-
-
-def _encode_column(key: str, records: list[TurnRecord]) -> str:
-    """One colour's list `key` of the JSON file, as ``json.dumps`` writes it."""
-    if key == "senses":
-        return json.dumps([record.sense.square for record in records if record.sense is not None])
-    if key == "sense_results":
-        windows = [_window_json(record.sense.result) for record in records if record.sense is not None]
-        return "[" + ", ".join(windows) + "]"
-    moves = [record.move for record in records if record.move is not None]
-    if key == "requested_moves":
-        return "[" + ", ".join([_move_json(move.requested_move) for move in moves]) + "]"
-    if key == "taken_moves":
-        return "[" + ", ".join([_move_json(move.taken_move) for move in moves]) + "]"
-    if key == "capture_squares":
-        return json.dumps([move.capture_square for move in moves])
-    if key == "fens_before_move":
-        return json.dumps([move.before.fen for move in moves])
-    return json.dumps([move.after.fen for move in moves])
-
-
-def _move_json(move: Optional[chess.Move]) -> str:
-    return "null" if move is None else '{"type": "Move", "value": "' + move.uci() + '"}'
-
-
-# The JSON text of each [square, piece] pair, at 13 * square + (0 for no piece, piece_type for White,
-# piece_type + 6 for Black).
-_CELL_JSON = tuple(
-    json.dumps([square, None if code == 0 else {"type": "Piece", "value": chess.Piece((code - 1) % 6 + 1, code <= 6).symbol()}])
-    for square in chess.SQUARES
-    for code in range(13)
-)
-
-
-def _window_json(result: SenseResultList) -> str:
-    """``json.dumps(_encode_window(result))``, from precomputed cell texts (a window is at most 9 cells)."""
-    cells = [
-        _CELL_JSON[13 * square + (0 if piece is None else piece.piece_type + (0 if piece.color else 6))]
-        if type(square) is int and 0 <= square < 64
-        else None
-        for square, piece in result
-    ]
-    if None in cells:
-        return json.dumps(_encode_window(result))  # not a plain square: let the encoder judge it
-    return "[" + ", ".join(cells) + "]"  # type: ignore[arg-type]

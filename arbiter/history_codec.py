@@ -1,20 +1,178 @@
-"""Reading reconchess GameHistory JSON into a `GameHistory`, checking every field on the way.
+"""reconchess GameHistory JSON, both ways: the encoder of a record's turns and the checked decoder.
+
+Contract: `encode_history` writes exactly reconchess 1.6.9's bytes (same keys, order,
+encodings and separators; `history_document` is the dict its encoder builds, the reference
+the text equals); `decode_history` reads such text into a fresh record or raises
+`HistoryFormatError` naming the source, the field and the bad value.
 
 Why a checked reader: reconchess's decoder accepts anything shaped roughly right and
 fails later, deep inside a query, with a KeyError or a TypeError. A file here is read
-completely up front; anything malformed raises `HistoryFormatError` naming the source,
-the field and the bad value, and nothing half-built escapes.
+completely up front, and nothing half-built escapes. Why the encoder writes text directly
+rather than through ``json.dumps(history_document(...))``: building a dict per piece seen and
+per move, only for the encoder to take them apart again, cost more than the game itself.
+The codec knows the record only through its turns: it does not import the history that uses it.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import chess
 
-from .history import _LIST_KEYS, GameHistory, HistoryFormatError, SenseResultList
-from .types import WinReason
+from blindchess.errors import BlindchessError
+
+from .turns import SenseResultList, TurnRecord
+from .types import Color, Square, WinReason
+
+
+class HistoryFormatError(BlindchessError, ValueError):
+    """A history file or JSON text is not a valid reconchess GameHistory; the message names the source and the problem."""
+
+
+@dataclass(frozen=True)
+class HistoryHeader:
+    """The fields of the file that are not per turn: the players' names and the result."""
+
+    white_name: Optional[str]
+    black_name: Optional[str]
+    winner_color: Optional[Color]
+    win_reason: Optional[WinReason]
+
+
+MoveEntry = tuple[Optional[chess.Move], Optional[chess.Move], Optional[Square], str, str]
+"""One recorded move: requested, taken, capture square, FEN before and FEN after."""
+
+
+@dataclass(frozen=True)
+class DecodedHistory:
+    """A checked history file: its header and each colour's senses and moves, in play order."""
+
+    header: HistoryHeader
+    senses: dict[Color, list[tuple[Optional[Square], SenseResultList]]]
+    moves: dict[Color, list[MoveEntry]]
+
+
+LIST_KEYS = (
+    "senses", "sense_results", "requested_moves", "taken_moves", "capture_squares", "fens_before_move", "fens_after_move",
+)  # fmt: skip
+"""reconchess's seven per-colour lists, in the file's order."""
+
+
+def encode_history(header: HistoryHeader, white: list[TurnRecord], black: list[TurnRecord]) -> str:
+    """The history with `header` and these turn records as reconchess 1.6.9's JSON text."""
+    _convert_in_play_order(white, black)
+    fields = ", ".join(
+        f'"{key}": {{"true": {_encode_column(key, white)}, "false": {_encode_column(key, black)}}}' for key in LIST_KEYS
+    )
+    reason = header.win_reason
+    reason_json = "null" if reason is None else f'{{"type": "WinReason", "value": "{reason.name}"}}'
+    return (
+        f'{{"type": "GameHistory", "white_name": {json.dumps(header.white_name)}, '
+        f'"black_name": {json.dumps(header.black_name)}, {fields}, '
+        f'"winner_color": {json.dumps(header.winner_color)}, "win_reason": {reason_json}}}'
+    )
+
+
+def history_document(header: HistoryHeader, white: list[TurnRecord], black: list[TurnRecord]) -> dict[str, Any]:
+    """The JSON-ready dict reconchess's encoder builds (the reference `encode_history`'s text equals)."""
+    lists = _per_colour_lists(white, black)
+    return {
+        "type": "GameHistory",
+        "white_name": header.white_name,
+        "black_name": header.black_name,
+        **{key: {"true": lists[key][0], "false": lists[key][1]} for key in LIST_KEYS},
+        "winner_color": header.winner_color,
+        "win_reason": None if header.win_reason is None else {"type": "WinReason", "value": header.win_reason.name},
+    }
+
+
+def _encode_move(move: Optional[chess.Move]) -> Optional[dict[str, str]]:
+    return None if move is None else {"type": "Move", "value": move.uci()}
+
+
+def _encode_window(result: SenseResultList) -> list[list[Any]]:
+    return [[square, None if piece is None else {"type": "Piece", "value": piece.symbol()}] for square, piece in result]
+
+
+def _per_colour_lists(white: list[TurnRecord], black: list[TurnRecord]) -> dict[str, tuple[list[Any], list[Any]]]:
+    """reconchess's seven parallel lists, (white, black) each, JSON-ready, built from the turn records."""
+    lists: dict[str, tuple[list[Any], list[Any]]] = {key: ([], []) for key in LIST_KEYS}
+    for slot, records in enumerate((white, black)):
+        for record in records:
+            if record.sense is not None:
+                lists["senses"][slot].append(record.sense.square)
+                lists["sense_results"][slot].append(_encode_window(record.sense.result))
+            if record.move is not None:
+                move = record.move
+                lists["requested_moves"][slot].append(_encode_move(move.requested_move))
+                lists["taken_moves"][slot].append(_encode_move(move.taken_move))
+                lists["capture_squares"][slot].append(move.capture_square)
+                lists["fens_before_move"][slot].append(move.before.fen)
+                lists["fens_after_move"][slot].append(move.after.fen)
+    return lists
+
+
+def _convert_in_play_order(white: list[TurnRecord], black: list[TurnRecord]) -> None:
+    """Turn the truth snapshots into FENs in the order they were played.
+
+    Why: a FEN is built from the one converted before it, redoing only the ranks that
+    differ (see `blindchess.arbiter.bitboard_read`); in play order that is one move's worth.
+    """
+    for index, record in enumerate(white):
+        if record.move is None:
+            break
+        _ = record.move.before.fen, record.move.after.fen
+        reply = black[index].move if index < len(black) else None
+        if reply is not None:
+            _ = reply.after.fen
+
+
+def _encode_column(key: str, records: list[TurnRecord]) -> str:
+    """One colour's list `key` of the JSON file, as ``json.dumps`` writes it."""
+    if key == "senses":
+        return json.dumps([record.sense.square for record in records if record.sense is not None])
+    if key == "sense_results":
+        windows = [_window_json(record.sense.result) for record in records if record.sense is not None]
+        return "[" + ", ".join(windows) + "]"
+    moves = [record.move for record in records if record.move is not None]
+    if key == "requested_moves":
+        return "[" + ", ".join([_move_json(move.requested_move) for move in moves]) + "]"
+    if key == "taken_moves":
+        return "[" + ", ".join([_move_json(move.taken_move) for move in moves]) + "]"
+    if key == "capture_squares":
+        return json.dumps([move.capture_square for move in moves])
+    if key == "fens_before_move":
+        return json.dumps([move.before.fen for move in moves])
+    return json.dumps([move.after.fen for move in moves])
+
+
+def _move_json(move: Optional[chess.Move]) -> str:
+    return "null" if move is None else '{"type": "Move", "value": "' + move.uci() + '"}'
+
+
+# The JSON text of each [square, piece] pair, at 13 * square + (0 for no piece, piece_type for White,
+# piece_type + 6 for Black).
+_CELL_JSON = tuple(
+    json.dumps([square, None if code == 0 else {"type": "Piece", "value": chess.Piece((code - 1) % 6 + 1, code <= 6).symbol()}])
+    for square in chess.SQUARES
+    for code in range(13)
+)
+
+
+def _window_json(result: SenseResultList) -> str:
+    """``json.dumps(_encode_window(result))``, from precomputed cell texts (a window is at most 9 cells)."""
+    cells = [
+        _CELL_JSON[13 * square + (0 if piece is None else piece.piece_type + (0 if piece.color else 6))]
+        if type(square) is int and 0 <= square < 64
+        else None
+        for square, piece in result
+    ]
+    if None in cells:
+        return json.dumps(_encode_window(result))  # not a plain square: let the encoder judge it
+    return "[" + ", ".join(cells) + "]"  # type: ignore[arg-type]
+
 
 _COLOR_KEYS = (("true", chess.WHITE), ("false", chess.BLACK))
 
@@ -104,7 +262,7 @@ def _check_play_order(reader: _Reader, lengths: dict[str, tuple[int, int]]) -> N
         raise reader.fail(f"the turn lists are not a game played in turn order ({found}; {total} phases would be {expected})")
 
 
-def decode_history(text: str, source: str) -> GameHistory:
+def decode_history(text: str, source: str) -> DecodedHistory:
     """Parse and check reconchess GameHistory JSON `text` (read from `source`)."""
     reader = _Reader(source)
     try:
@@ -115,7 +273,7 @@ def decode_history(text: str, source: str) -> GameHistory:
         raise reader.fail("nested too deeply to be a GameHistory (arrays or objects within each other ~1000 deep)") from error
     if not isinstance(document, dict) or document.get("type") != "GameHistory":
         raise reader.fail("not a GameHistory object (missing \"type\": \"GameHistory\")")
-    missing = [key for key in ("white_name", "black_name", *_LIST_KEYS, "winner_color", "win_reason") if key not in document]
+    missing = [key for key in ("white_name", "black_name", *LIST_KEYS, "winner_color", "win_reason") if key not in document]
     if missing:
         raise reader.fail(f"missing field(s) {', '.join(missing)}")
     for key in ("white_name", "black_name"):
@@ -130,34 +288,29 @@ def decode_history(text: str, source: str) -> GameHistory:
             raise reader.fail(f"win_reason is {reason!r}, not a WinReason object or null")
         reason = WinReason[reason["value"]]
 
-    lists = {key: reader.per_colour(document, key) for key in _LIST_KEYS}
+    lists = {key: reader.per_colour(document, key) for key in LIST_KEYS}
     _check_play_order(reader, {key: (len(white), len(black)) for key, (white, black) in lists.items()})
-    history = GameHistory()
-    history.store_players(document["white_name"], document["black_name"])
+    senses: dict[Color, list[tuple[Optional[Square], SenseResultList]]] = {chess.WHITE: [], chess.BLACK: []}
+    moves: dict[Color, list[MoveEntry]] = {chess.WHITE: [], chess.BLACK: []}
     for slot, (name, color) in enumerate(_COLOR_KEYS):
-        senses, windows = lists["senses"][slot], lists["sense_results"][slot]
-        if len(senses) != len(windows):
-            raise reader.fail(f"senses[{name!r}] has {len(senses)} entries but sense_results[{name!r}] has {len(windows)}")
-        for index, (square, window) in enumerate(zip(senses, windows, strict=True)):
+        squares, windows = lists["senses"][slot], lists["sense_results"][slot]
+        if len(squares) != len(windows):
+            raise reader.fail(f"senses[{name!r}] has {len(squares)} entries but sense_results[{name!r}] has {len(windows)}")
+        for index, (square, window) in enumerate(zip(squares, windows, strict=True)):
             where = f"[{name!r}][{index}]"
-            history.store_sense(color, reader.square(square, f"senses{where}"), reader.window(window, f"sense_results{where}"))
-        move_lists = [lists[key][slot] for key in _LIST_KEYS[2:]]
+            senses[color].append((reader.square(square, f"senses{where}"), reader.window(window, f"sense_results{where}")))
+        move_lists = [lists[key][slot] for key in LIST_KEYS[2:]]
         lengths = {len(items) for items in move_lists}
         if len(lengths) != 1:
-            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(_LIST_KEYS[2:], move_lists, strict=True))
+            counts = ", ".join(f"{key} {len(items)}" for key, items in zip(LIST_KEYS[2:], move_lists, strict=True))
             raise reader.fail(f"the move fields for {name!r} differ in length ({counts})")
         for index, (requested, taken, capture, before, after) in enumerate(zip(*move_lists, strict=True)):
             where = f"[{name!r}][{index}]"
-            history.store_move(
-                color,
+            moves[color].append((
                 reader.move(requested, f"requested_moves{where}"),
                 reader.move(taken, f"taken_moves{where}"),
                 reader.square(capture, f"capture_squares{where}"),
                 reader.fen(before, f"fens_before_move{where}"),
                 reader.fen(after, f"fens_after_move{where}"),
-            )
-    history.store_results(winner, reason)
-    white_moves = lists["fens_before_move"][0]
-    if white_moves:
-        history.starting_fen = white_moves[0]
-    return history
+            ))
+    return DecodedHistory(HistoryHeader(document["white_name"], document["black_name"], winner, reason), senses, moves)

@@ -1,4 +1,4 @@
-"""The play loop: `play_local_game` and its steps, with reconchess's signatures and call order.
+"""The play loop: `play_local_game` and `play_turn`, with reconchess's signatures and call order.
 
 Order per turn, as in reconchess: `handle_opponent_move_result`, `choose_sense`,
 `Game.sense`, `handle_sense_result`, `choose_move`, `Game.move`, then (local games,
@@ -43,9 +43,10 @@ A Ctrl-C that lands while a bot is running is indistinguishable from a bot raisi
 `KeyboardInterrupt`: it ends that bot's game as a fault. `blindchess match` notices the
 signal itself and stops after that game.
 
-Called without a referee, `play_turn` and the step functions behave exactly like
-reconchess's: a bot's exception propagates, and `Game.sense`/`Game.move` raise
-ValueError for actions outside the lists.
+Called without a referee, `play_turn` behaves exactly like reconchess's: a bot's
+exception propagates, and `Game.sense`/`Game.move` raise ValueError for actions outside
+the lists. It is the same function: the plain turn plays through `NoReferee`, which
+re-raises where `Referee` records a fault.
 """
 
 from __future__ import annotations
@@ -56,52 +57,22 @@ import numbers
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional, Union
 
 import chess
 
-from blindchess.errors import BlindchessError
-
 from .bot_wire import quote
+from .faults import BotFault, BotFaultError
 from .game import Game, IllegalActionError, LocalGame
-from .history import GameHistory, Turn
+from .history import GameHistory
 from .isolation import IsolatedBotError
 from .player import Player
 from .pondering import PonderingNeedsIsolationError, PonderingPlayer
+from .turns import Turn
 from .types import Color, Square, WinReason
 from .watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class BotFault:
-    """Why a bot lost by the arbiter's hand (or misbehaved after the game ended)."""
-
-    player_name: str
-    color: Color
-    callback: str
-    problem: str
-    turn: Optional[Turn] = None
-    traceback: Optional[str] = field(default=None, repr=False)
-    timed_out: bool = False
-
-    @property
-    def message(self) -> str:
-        where = "" if self.turn is None else f" on {self.turn}"
-        return f"{self.player_name} ({chess.COLOR_NAMES[self.color]}) {self.problem} in {self.callback}{where}"
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class BotFaultError(BlindchessError):
-    """Carries a `BotFault` from the callback that failed to the loop that ends the game."""
-
-    def __init__(self, fault: BotFault) -> None:
-        super().__init__(fault.message)
-        self.fault = fault
 
 
 class Referee:
@@ -129,25 +100,53 @@ class Referee:
         self._deadline = math.inf
         self._slot = None if watchdog is None else watchdog.slot()
 
-    def begin_turn(self, color: Color) -> None:
-        """A turn of `color` starts: its callbacks must be done within its clock plus the increment."""
+    def begin_turn(self) -> Color:
+        """A turn of the mover starts: its callbacks must be done within its clock plus the increment; returns the mover."""
+        color = self.game.turn
         self._turn_numbers[color] += 1
         game = self.game
         self._deadline = time.monotonic() + game.get_seconds_left() + game.time_controls[color].increment
         if self.watchdog is not None:
             self._slot = self.watchdog.slot()  # the thread that plays this turn
+        return color
 
     def current_turn(self, color: Color) -> Optional[Turn]:
         number = self._turn_numbers[color]
         return None if number < 0 else Turn(color, number)
 
-    @property
-    def mover(self) -> Color:
-        return self.game.turn
-
     def fault(self, color: Color, callback: str, problem: str, trace: Optional[str] = None, timed_out: bool = False) -> BotFault:
         turn = None if callback in _OFF_TURN_CALLBACKS else self.current_turn(color)
         return BotFault(self.names[color], color, callback, problem, turn, trace, timed_out)
+
+    def checked_sense(self, color: Color, sense: Any) -> Optional[Square]:
+        """A sense answer that is not None or a plain int, as a plain int square; anything else is a fault."""
+        if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
+            return int(sense)
+        raise BotFaultError(self.fault(color, "choose_sense", f"returned {quote(sense)} ({type(sense).__name__}), not a square or None"))
+
+    def check_move(self, color: Color, move: Any) -> NoReturn:
+        """`move` is neither None nor a `chess.Move`: a fault."""
+        raise BotFaultError(self.fault(color, "choose_move", f"returned {quote(move)} ({type(move).__name__}), not a chess.Move or None"))
+
+    def refuse(self, error: ValueError, color: Color, callback: str, problem: str) -> NoReturn:
+        """The game refused the answer of `callback`: a fault."""
+        raise BotFaultError(self.fault(color, callback, problem)) from error
+
+    def settle_after_move(self, error: BotFaultError, game: Game, end_turn_last: bool) -> NoReturn:
+        """A fault in ``handle_move_result``; with `end_turn_last` the bot resigns before the turn ends.
+
+        Resigning first means the opponent is never told a turn began.
+        """
+        if end_turn_last and not error.fault.timed_out:
+            self.game.resign(error.fault.color)
+            game.end_turn()
+        raise error
+
+    def settle(self, error: BotFaultError, color: Color) -> BotFault:
+        """A fault in `color`'s turn ends the game: the bot resigns (a timeout has ended it already)."""
+        if not error.fault.timed_out:
+            self.game.resign(color)
+        return error.fault
 
     def call(self, player: Any, color: Color, callback: str, *args: Any, timed: bool = True) -> Any:
         """Call ``player.<callback>(*args)`` (`player` plays `color`); any exception or overrun becomes `BotFaultError`.
@@ -215,103 +214,85 @@ def _describe(move: Optional[chess.Move]) -> str:
         return f"a chess.Move from {getattr(move, 'from_square', None)!r} to {getattr(move, 'to_square', None)!r}"
 
 
-def _checked_sense(referee: Referee, sense: Any) -> Optional[Square]:
-    """A sense answer that is not None or a plain int, as a plain int square; anything else is a fault."""
-    if isinstance(sense, numbers.Integral) and not isinstance(sense, bool):
-        return int(sense)
-    problem = f"returned {quote(sense)} ({type(sense).__name__}), not a square or None"
-    raise BotFaultError(referee.fault(referee.mover, "choose_sense", problem))
+class NoReferee:
+    """The referee of a plain turn: it calls the bot directly and lets every error propagate, as reconchess does.
+
+    `play_turn` without a referee plays through this one, so that the plain and the refereed
+    turn are the same code: where `Referee` turns a failure into a `BotFault`, this one
+    re-raises it.
+    """
+
+    def begin_turn(self) -> Color:
+        """Nothing to time; the colour returned is a placeholder, since this referee attributes nothing to anyone."""
+        return chess.WHITE
+
+    def call(self, player: Any, color: Color, callback: str, *args: Any) -> Any:
+        return getattr(player, callback)(*args)
+
+    def checked_sense(self, color: Color, sense: Any) -> Any:
+        return sense  # `Game.sense` judges it
+
+    def check_move(self, color: Color, move: Any) -> None:
+        """Nothing: `Game.move` judges the move."""
+
+    def refuse(self, error: ValueError, color: Color, callback: str, problem: str) -> NoReturn:
+        raise error
+
+    def settle_after_move(self, error: BotFaultError, game: Game, end_turn_last: bool) -> NoReturn:
+        raise error
+
+    def settle(self, error: BotFaultError, color: Color) -> Optional[BotFault]:
+        raise error
 
 
-def notify_opponent_move_results(game: Game, player: Player) -> None:
-    """Tell `player` where (if anywhere) the opponent's last move captured."""
-    capture_square = game.opponent_move_results()
-    player.handle_opponent_move_result(capture_square is not None, capture_square)
-
-
-def play_sense(game: Game, player: Player, sense_actions: list[Square], move_actions: list[chess.Move]) -> None:
-    """Ask `player` for a sense, apply it, and hand back the result."""
-    sense_result = game.sense(player.choose_sense(sense_actions, move_actions, game.get_seconds_left()))
-    player.handle_sense_result(sense_result)
-
-
-def play_move(game: Game, player: Player, move_actions: list[chess.Move], end_turn_last: bool = False) -> None:
-    """Ask `player` for a move, apply it, end the turn and report the result (order set by `end_turn_last`)."""
-    requested_move, taken_move, capture_square = game.move(player.choose_move(move_actions, game.get_seconds_left()))
-    if not end_turn_last:
-        game.end_turn()
-    player.handle_move_result(requested_move, taken_move, capture_square is not None, capture_square)
-    if end_turn_last:
-        game.end_turn()
+_NO_REFEREE = NoReferee()
 
 
 def play_turn(game: Game, player: Player, end_turn_last: bool = False, *, referee: Optional[Referee] = None) -> Optional[BotFault]:
     """Play one turn of `player`: opponent's result, sense, move.
 
     Without a referee this is reconchess's `play_turn` (exceptions propagate). With one,
-    a bot fault ends the game (see the module docstring) and is returned.
-    """
-    if referee is not None:
-        return _play_refereed_turn(game, player, end_turn_last, referee)
-    sense_actions = game.sense_actions()
-    move_actions = game.move_actions()
-    assert sense_actions is not None and move_actions is not None, "play_turn is only called while the game runs"
-    notify_opponent_move_results(game, player)
-    play_sense(game, player, sense_actions, move_actions)
-    play_move(game, player, move_actions, end_turn_last=end_turn_last)
-    return None
-
-
-def _play_refereed_turn(game: Game, player: Player, end_turn_last: bool, referee: Referee) -> Optional[BotFault]:
-    """The three steps above in one function, every bot call through `referee` and every answer checked.
-
-    One function rather than the steps with a referee passed down: this runs every turn, and
-    the steps' own calls were a measurable part of it. Every fault is `color`'s, the colour
-    that began the turn, even after `Game.end_turn` has handed the move to the opponent.
+    a bot fault ends the game (see the module docstring) and is returned. Every fault is
+    the colour's that began the turn, even after `Game.end_turn` has handed the move to the
+    opponent. The turn's steps are written out here rather than as functions: this runs
+    every turn, and the steps' own calls were a measurable part of it.
     """
     sense_actions = game.sense_actions()
     move_actions = game.move_actions()
     assert sense_actions is not None and move_actions is not None, "play_turn is only called while the game runs"
-    color = referee.mover
-    referee.begin_turn(color)
-    call = referee.call
+    judge: Union[Referee, NoReferee] = _NO_REFEREE if referee is None else referee
+    color = judge.begin_turn()
+    call = judge.call
     try:
         capture_square = game.opponent_move_results()
         call(player, color, "handle_opponent_move_result", capture_square is not None, capture_square)
 
         sense = call(player, color, "choose_sense", sense_actions, move_actions, game.get_seconds_left())
         if sense is not None and type(sense) is not int:
-            sense = _checked_sense(referee, sense)
+            sense = judge.checked_sense(color, sense)
         try:
             sense_result = game.sense(sense)
         except ValueError as error:  # IllegalActionError; or an int too long to print (10**5000) in its message
-            raise BotFaultError(referee.fault(color, "choose_sense", f"returned {quote(sense)}, not one of the sense actions")) from error
+            judge.refuse(error, color, "choose_sense", f"returned {quote(sense)}, not one of the sense actions")
         call(player, color, "handle_sense_result", sense_result)
 
         move = call(player, color, "choose_move", move_actions, game.get_seconds_left())
         if move is not None and not isinstance(move, chess.Move):
-            problem = f"returned {quote(move)} ({type(move).__name__}), not a chess.Move or None"
-            raise BotFaultError(referee.fault(color, "choose_move", problem))
+            judge.check_move(color, move)
         try:
             requested_move, taken_move, capture_square = game.move(move)
         except IllegalActionError as error:
-            problem = f"returned {_describe(move)}, not one of the move actions"
-            raise BotFaultError(referee.fault(color, "choose_move", problem)) from error
+            judge.refuse(error, color, "choose_move", f"returned {_describe(move)}, not one of the move actions")
         if not end_turn_last:
             game.end_turn()
         try:
             call(player, color, "handle_move_result", requested_move, taken_move, capture_square is not None, capture_square)
         except BotFaultError as error:
-            if end_turn_last and not error.fault.timed_out:
-                referee.game.resign(error.fault.color)  # before end_turn, so the opponent is not told a turn began
-                game.end_turn()
-            raise
+            judge.settle_after_move(error, game, end_turn_last)
         if end_turn_last:
             game.end_turn()
     except BotFaultError as error:
-        if not error.fault.timed_out:
-            referee.game.resign(color)
-        return error.fault
+        return judge.settle(error, color)
     return None
 
 

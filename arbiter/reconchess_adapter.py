@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import chess
 
+from .history import GameHistory
 from .player import Player
 from .types import Color, Square, WinReason
 
@@ -56,8 +57,6 @@ def from_reconchess_history(history: Any) -> Any:
     rc = _reconchess()
     if history is None or not isinstance(history, rc.GameHistory):
         return history
-    from .history import GameHistory  # the history module imports the game flow, which imports this package
-
     return GameHistory.from_json(json.dumps(history, cls=rc.history.GameHistoryEncoder))
 
 

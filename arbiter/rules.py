@@ -32,7 +32,7 @@ test holds us to it):
 
 `request_outcome` puts the promotion default, rules ii-iv and the capture together for one
 request on one board: the arbiter's answer, which planners and selectors score instead of
-the request (`fastrevise.request_outcome` is the same from bitboards).
+the request (`bitboard_revise.request_outcome` is the same from bitboards).
 """
 
 from __future__ import annotations

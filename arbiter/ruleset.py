@@ -15,7 +15,7 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import chess
 
-from blindchess.arbiter import fastpush, fastread, fastrevise, movegen, rules
+from blindchess.arbiter import bitboard_moves, bitboard_push, bitboard_read, bitboard_revise, rules
 from blindchess.arbiter.observations import SenseWindow
 from blindchess.arbiter.types import Color, Square
 
@@ -85,9 +85,9 @@ class StandardRules:
     def starting_board(self, fen: Optional[str] = None) -> chess.Board:
         return chess.Board(fen) if fen is not None else chess.Board()
 
-    fen = staticmethod(fastread.fen)  # equal to board.fen(en_passant="fen"), faster
-    snapshot = staticmethod(fastread.position_key)  # optional capability used by the game flow: a cheap comparable record
-    snapshot_fen = staticmethod(fastread.fen_of_key)
+    fen = staticmethod(bitboard_read.fen)  # equal to board.fen(en_passant="fen"), faster
+    snapshot = staticmethod(bitboard_read.position_key)  # optional capability used by the game flow: a cheap comparable record
+    snapshot_fen = staticmethod(bitboard_read.fen_of_key)
 
     def copy(self, board: chess.Board) -> chess.Board:
         return board.copy(stack=False)
@@ -98,12 +98,12 @@ class StandardRules:
     def sense_actions(self, board: chess.Board) -> list[Square]:
         return rules.sense_actions()
 
-    sense = staticmethod(fastread.sense_window)  # equal to rules.sense_window
-    move_actions = staticmethod(movegen.move_actions)  # equal to rules.move_actions, without copying the board
+    sense = staticmethod(bitboard_read.sense_window)  # equal to rules.sense_window
+    move_actions = staticmethod(bitboard_moves.move_actions)  # equal to rules.move_actions, without copying the board
     normalize = staticmethod(rules.with_default_promotion)
-    revise = staticmethod(fastrevise.revise_move)  # equal to rules.revise_move, from bitboards
-    capture_square = staticmethod(fastrevise.capture_square)  # equal to rules.capture_square_of_move
-    push = staticmethod(fastpush.push)  # equal to rules.push, without python-chess's undo stack
+    revise = staticmethod(bitboard_revise.revise_move)  # equal to rules.revise_move, from bitboards
+    capture_square = staticmethod(bitboard_revise.capture_square)  # equal to rules.capture_square_of_move
+    push = staticmethod(bitboard_push.push)  # equal to rules.push, without python-chess's undo stack
     king_captured = staticmethod(rules.king_captured)
 
     halfmove_clock = staticmethod(attrgetter("halfmove_clock"))  # read in C: `is_over` asks every turn

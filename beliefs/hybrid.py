@@ -28,13 +28,11 @@ import logging
 import time
 from typing import Any, Optional, Union
 
-import chess
-import numpy as np
-
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import InconsistentObservationError, NotInitialisedError
 from .board_set import BoardSet
+from .delegated import DelegatedQueries
 from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
 from .validation import check_event, game_over
@@ -42,7 +40,7 @@ from .validation import check_event, game_over
 logger = logging.getLogger(__name__)
 
 
-class HybridBelief:
+class HybridBelief(DelegatedQueries):
     """Exact `BoardSet` below ``switch_boards`` boards, `ParticleFilter` above (see the module docstring).
 
     Args:
@@ -183,30 +181,8 @@ class HybridBelief:
     def is_exact(self) -> bool:
         return self._active is None or self._active.is_exact
 
-    def __len__(self) -> int:
-        return len(self._started())
-
     def __contains__(self, board: object) -> bool:
         return self._active is not None and board in self._active
-
-    def weights(self) -> np.ndarray:
-        return self._started().weights()
-
-    def piece_grid(self) -> np.ndarray:
-        return self._started().piece_grid()
-
-    def board(self, index: int) -> chess.Board:
-        """Board ``index`` (aligned with `piece_grid`) as a `chess.Board`."""
-        return self._started().board(index)
-
-    def marginals(self) -> np.ndarray:
-        return self._started().marginals()
-
-    def entropy(self) -> float:
-        return self._started().entropy()
-
-    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
-        return self._started().sample(n, rng)
 
     def copy(self) -> HybridBelief:
         """An independent copy (the exact set copied; particle stores and the base are never changed in place)."""

@@ -22,9 +22,7 @@ Deprivation: when an event leaves no particle (the truth was resampled away), th
 replays the events since each of its last ``recovery_turns`` turn-start snapshots (oldest
 first, then the game start) with ``recovery_factor`` times the budget. Oldest first because
 a newer snapshot descends from the resampling that lost the truth, so an older one more
-often still holds it (on 150 random-action games it raised the share of rebuilds holding
-the truth from 30% to 52% at 100 particles, 56% to 63% at 1,000, at no measurable cost in
-mean time per update). If every replay is deprived too, it rebuilds from the game start
+often still holds it (docs/benchmarks.md measures the gain). If every replay is deprived too, it rebuilds from the game start
 with a capped exact `BoardSet` (whose backlog always recovers a consistent board; noisy
 sense results are left out of that rebuild). Only
 an observation sequence no board explains raises `InconsistentObservationError`, and then
@@ -46,13 +44,13 @@ import logging
 import time
 from typing import Optional
 
-import chess
 import numpy as np
 
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
 from .board_set import BoardSet
+from .delegated import DelegatedQueries
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import UNIFORM, OpponentMoveModel
 from .store import opponent_rows, own_piece_types, reweighted
@@ -76,7 +74,7 @@ def systematic_counts(weights: np.ndarray, draws: int, rng: np.random.Generator)
     return np.bincount(np.searchsorted(cumulative, positions, side="right"), minlength=len(weights))
 
 
-class ParticleFilter:
+class ParticleFilter(DelegatedQueries):
     """A belief of at most ``budget`` weighted particles (see the module docstring).
 
     Args:
@@ -166,9 +164,6 @@ class ParticleFilter:
         if self._store is None:
             raise NotInitialisedError("the particle filter has not received GameStarted")
         return self._store
-
-    def __len__(self) -> int:
-        return len(self._started())
 
     def __contains__(self, board: object) -> bool:
         return self._store is not None and board in self._store
@@ -295,28 +290,6 @@ class ParticleFilter:
         self._turn_seconds = 0.0
 
     # ------------------------------------------------------------------ queries
-
-    def weights(self) -> np.ndarray:
-        """Particle probabilities, aligned with `piece_grid`, summing to one."""
-        return self._started().weights()
-
-    def piece_grid(self) -> np.ndarray:
-        """Shape (N, 64) uint8: the marginal channel of every square of every particle."""
-        return self._started().piece_grid()
-
-    def board(self, index: int) -> chess.Board:
-        """Particle ``index`` (aligned with `piece_grid`) as a `chess.Board`."""
-        return self._started().board(index)
-
-    def marginals(self) -> np.ndarray:
-        return self._started().marginals()
-
-    def entropy(self) -> float:
-        """Entropy of the particle weights in bits (an estimate, below the true entropy when inexact)."""
-        return self._started().entropy()
-
-    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
-        return self._started().sample(n, rng)
 
     def copy(self) -> ParticleFilter:
         """An independent copy; stores are never changed in place, so they are shared."""

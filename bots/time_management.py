@@ -45,7 +45,7 @@ long games"), so each kind of game keeps the spending it was measured with.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
-so the clock never falls below ``reserve`` (`tests/unit/test_time_management.py` plays that
+so the clock never falls below ``reserve`` (`tests/unit/bots/test_time_management.py` plays that
 worst case for whole games).
 """
 

@@ -26,7 +26,7 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.fastrevise import request_outcome
+from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
 from blindchess.arbiter.types import Color
 

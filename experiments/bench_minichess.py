@@ -14,21 +14,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Position
+from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules
 from blindchess.variants.minichess_engine import AlphaBetaPlayer
 
 MIDDLEGAME = "kq1nr/p1p1p/1p1pb/1P1P1/P1PBP/RNQ1K"
-
-
-def reference_perft(rules: MiniChessRules, position: Position, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for move in rules.legal_moves(position):
-        child = position.copy()
-        rules.push(child, move)
-        total += reference_perft(rules, child, depth - 1)
-    return total
 
 
 def plain_negamax(rules: MiniChessRules, cells: list[int], turn: bool, depth: int, counter: list[int]) -> int:
@@ -56,7 +45,7 @@ def main() -> None:
         leaves = rules.perft(rules.start(), 6)
         seconds = time.monotonic() - start
         t0 = time.monotonic()
-        reference_perft(rules, rules.start(), 4)
+        rules.reference_perft(rules.start(), 4)
         t_ref = time.monotonic() - t0
         t0 = time.monotonic()
         rules.perft(rules.start(), 4)

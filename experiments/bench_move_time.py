@@ -37,7 +37,7 @@ import chess.engine
 import numpy as np
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.fastrevise import request_outcome
+from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.observations import MoveResult
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.base import Belief

@@ -21,16 +21,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from blindchess.arguments import add_command
 from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.cli_tournament import add_executor_arguments
 from blindchess.tournament.executors import make_executor
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "posterior", help="training data, training and scoring of the neural posterior",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  blindchess posterior data --games 24 --seed 1 --out data/posterior",
+    parser = add_command(
+        subparsers,
+        "posterior",
+        "training data, training and scoring of the neural posterior",
+        __doc__,
+        "blindchess posterior data --games 24 --seed 1 --out data/posterior",
     )  # fmt: skip
     commands = parser.add_subparsers(dest="posterior_command", required=True)
 

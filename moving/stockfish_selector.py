@@ -42,7 +42,7 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter.fastrevise import request_outcome
+from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief

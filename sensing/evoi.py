@@ -102,8 +102,8 @@ class ValueOfInformationSensePlanner:
         threat_boost: boards where our king is attacked right now weigh this many times more,
             and a third of that extra where a square next to it is (see
             `blindchess.evaluation.values.threat_weights`).
-            12: reconchess's AttackerBot won 2 of 6 games against a boost of 4 with knight
-            rushes that a uniform move model gives under 1% between them.
+            The default is high because knight rushes, which a uniform move model deems
+            unlikely, beat smaller boosts (docs/sensing.md).
         threat_weight: pawns of value per bit of information about the threat level
             (`threat_levels`): the proxy only looks one move ahead, so a mate being prepared
             next to our king (a queen and bishop aiming at f7) shows here, not in the VOI.

@@ -22,8 +22,7 @@ normalises names and passwords to NFC.
 
 Endpoints are ``async``: every service call is short (well under a millisecond) and all
 are serialised by one lock anyway, so running them on the event loop saves two thread
-hand-offs per request (server CPU per request fell from 1.76 to 0.89 ms in a
-``game_status`` hammer). Only registration and a client's first request (the scrypt
+hand-offs per request (docs/benchmarks.md has the measurement). Only registration and a client's first request (the scrypt
 check) run in worker threads.
 """
 

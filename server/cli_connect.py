@@ -12,7 +12,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
 
-from blindchess.arguments import positive_int, positive_seconds
+from blindchess.arguments import add_command, positive_int, positive_seconds
 from blindchess.dependencies import require
 from blindchess.errors import BlindchessError
 
@@ -33,17 +33,17 @@ def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "connect",
-        help="connect a bot to a server and play the games it is invited to",
-        description=(
+        "connect a bot to a server and play the games it is invited to",
+        (
             "Log in to a reconchess-compatible server and play every game the account is invited to"
             " (up to --max-games at once), each with a fresh bot. Each result is printed as it"
             " comes and each history saved in --out, as `blindchess match` does. Ctrl-C stops"
             " taking games and finishes the ones in progress."
         ),
-        epilog="example:\n  blindchess connect random --server http://127.0.0.1:8000 --username bot1 --register",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess connect random --server http://127.0.0.1:8000 --username bot1 --register",
     )
     parser.add_argument("bot", help="registered bot name (random, attacker, trout), bot file or module")
     add_auth_arguments(parser)

@@ -8,20 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.results import describe_result, player_names, save_history
+from blindchess.arguments import add_command
 from blindchess.dependencies import require
 from blindchess.server.cli_connect import MissingCredentialsError, add_auth_arguments, bot_factory, open_session
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "invite",
-        help="challenge a connected player and play the game with a bot",
-        description=(
+        "challenge a connected player and play the game with a bot",
+        (
             "Invite a player connected to a reconchess-compatible server to one game and play our"
             " side with a bot; the result is printed and the history saved in --out."
         ),
-        epilog="example:\n  blindchess invite bot1 --bot attacker --color black --server http://127.0.0.1:8000 --username me --register",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess invite bot1 --bot attacker --color black --server http://127.0.0.1:8000 --username me --register",
     )
     parser.add_argument("opponent", help="username of the player to challenge")
     parser.add_argument("--bot", default="random", help="the bot that plays our side (default: random)")

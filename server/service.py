@@ -36,10 +36,10 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
+from blindchess import elo
 from blindchess.arbiter.game import MoveOutcome
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.types import Color, Square, WinReason
-from blindchess.server import elo
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
 from blindchess.server.errors import (

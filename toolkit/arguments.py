@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import Any
 
 
 def _number(text: str) -> float:
@@ -120,3 +121,15 @@ __all__ = [
     "database_path", "existing_file", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
     "positive_int", "positive_seconds",
 ]  # fmt: skip
+
+
+def add_command(subparsers: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
+    """The parser of subcommand `name`, laid out as every subcommand is: a one-line `summary` for
+    ``blindchess --help``, the `description` on top of its own help, and one `example` command
+    line at the bottom, printed as written."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=summary, description=description, epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+

@@ -64,7 +64,7 @@ from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.results import describe_result, run_stamp, safe_file_name, unique_history_path
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
-from blindchess.arguments import non_negative_seconds, output_folder, positive_int, positive_seconds
+from blindchess.arguments import add_command, non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
 from blindchess.text_tables import table
 
@@ -92,12 +92,12 @@ PONDER_CHOICES = ("first", "second", "both")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "match",
-        help="play games between two bots and summarise them",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  blindchess match trout random --games 2 --seconds 60 --seed 1 --workers 2",
+        "play games between two bots and summarise them",
+        __doc__,
+        "blindchess match trout random --games 2 --seconds 60 --seed 1 --workers 2",
     )
     parser.add_argument("white", help="first bot (White in odd-numbered games): short name, module or file")
     parser.add_argument("black", help="second bot (Black in odd-numbered games)")

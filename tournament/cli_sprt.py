@@ -31,7 +31,7 @@ import sys
 from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
-from blindchess.arguments import non_negative_seconds, positive_int, positive_seconds
+from blindchess.arguments import add_command, non_negative_seconds, positive_int, positive_seconds
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
@@ -49,10 +49,12 @@ PONDER_CHOICES = ("a", "b", "both")
 """``--ponder``'s values: which of A and B think on the opponent's turn."""
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "sprt", help="sequential test: play pairs until A is shown better than B or not", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  blindchess sprt attacker random --elo0 0 --elo1 10 --full-turn-limit 30",
+    parser = add_command(
+        subparsers,
+        "sprt",
+        "sequential test: play pairs until A is shown better than B or not",
+        __doc__,
+        "blindchess sprt attacker random --elo0 0 --elo1 10 --full-turn-limit 30",
     )  # fmt: skip
     parser.add_argument("a", help="the bot under test (short name, module or file)")
     parser.add_argument("b", help="the baseline")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
-from blindchess.arguments import positive_int
+from blindchess.arguments import add_command, positive_int
 
 from .base import ExecutorError
 from .config import ConfigError, load_config
@@ -43,10 +43,12 @@ def add_executor_arguments(parser: argparse.ArgumentParser, default_workers: int
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "tournament", help="play a tournament from a TOML config and rate the players", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  blindchess tournament experiments/configs/sensing_ablation_quick.toml --workers 2",
+    parser = add_command(
+        subparsers,
+        "tournament",
+        "play a tournament from a TOML config and rate the players",
+        __doc__,
+        "blindchess tournament experiments/configs/sensing_ablation_quick.toml --workers 2",
     )  # fmt: skip
     parser.add_argument("config", help="the tournament's TOML file")
     parser.add_argument("--db", help="SQLite results file (default results/<name>.sqlite)")

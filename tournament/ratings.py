@@ -1,8 +1,9 @@
 """Elo ratings by maximum likelihood over all games, with draws and a first-move advantage (BayesElo's model).
 
-The online Elo of the server (:mod:`blindchess.server.elo`) moves two ratings after each game,
-so its result depends on the order of the games. Here every game counts the same: the ratings
-are the ones under which the games seen are most probable.
+The online Elo of the server (:func:`blindchess.elo.updated_ratings`) moves two ratings after each
+game, so its result depends on the order of the games. Here every game counts the same: the ratings
+are the ones under which the games seen are most probable. Both use the one Elo curve of
+:mod:`blindchess.elo`.
 
 Model (Coulom's BayesElo): with :math:`f(x) = 1 / (1 + 10^{-x/400})`, White rated :math:`r_w`,
 Black :math:`r_b`, a White advantage :math:`a` and a draw width :math:`\\delta \\ge 0`,
@@ -42,10 +43,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .stats import StatisticsError
+from blindchess.elo import log_expected_score
 
-SCALE = math.log(10.0) / 400.0
-"""Natural-log units per Elo point: :math:`f(x) = \\sigma(\\mathrm{SCALE} \\cdot x)`."""
+from .stats import StatisticsError
 
 Z95 = 1.959963984540054
 
@@ -70,14 +70,10 @@ class EloFit:
         return self.ratings[first] - self.ratings[second], Z95 * math.sqrt(max(variance, 0.0))
 
 
-def _log_sigmoid(x: np.ndarray) -> np.ndarray:
-    return np.asarray(-np.logaddexp(0.0, -x))
-
-
 def _outcome_logs(diff: np.ndarray, draw: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """log P(White wins), log P(draw), log P(Black wins) at Elo differences `diff` (advantage included)."""
-    log_win = _log_sigmoid(SCALE * (diff - draw))
-    log_loss = _log_sigmoid(SCALE * (-diff - draw))
+    log_win = log_expected_score(diff - draw)
+    log_loss = log_expected_score(-diff - draw)
     p_draw = 1.0 - np.exp(log_win) - np.exp(log_loss)
     return log_win, np.log(np.maximum(p_draw, 1e-300)), log_loss
 

@@ -24,24 +24,17 @@ likelihood of the data maximised over the distributions with mean :math:`s_1`, o
 
 .. math:: \\mathrm{LLR} = \\frac{N}{2} \\ln \\frac{\\sigma^2 + (\\bar x - s_0)^2}{\\sigma^2 + (\\bar x - s_1)^2}.
 
-Why not the plainer normal form :math:`N (s_1 - s_0)(2\\bar x - s_0 - s_1) / 2\\sigma^2`: it divides
-by the sample variance, which is near zero after a few identical pairs (RBC pairs often repeat:
-two wins by king capture), so two pairs of 3/2 gave an LLR of +15 and "accepted" H1 on four games.
-In this form each sample adds at most :math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\bar x - s_1)^2}`
-in favour of H1; where the variance is large the two forms agree to first order in :math:`s_1 - s_0`.
+The mean and variance are those of the counts plus :math:`c = 1/2` in every cell (the posterior
+mean under Jeffreys' Dirichlet(1/2) prior), while :math:`N` stays the number of samples.
 
-**Small samples.** Towards H0 the same form has no such limit: with :math:`\\bar x = s_0` and
-:math:`\\sigma^2 \\to 0` each sample adds
-:math:`\\frac12 \\ln \\frac{\\sigma^2}{\\sigma^2 + (s_1 - s_0)^2} \\to -\\infty`.
-Pairs that split 1-1 are the commonest in RBC (45 of the 100 pairs of the 60 + 2 flagship
-SPRT in docs/clock.md), and with fishtest's regularisation (an empty cell counts 1e-3) three
-of them gave an LLR of -4.87 at elo1 = 50, "accepting" H0 on six games. So the mean and
-variance are those of the counts plus :math:`c = 1/2` in every cell (the posterior mean under
-Jeffreys' Dirichlet(1/2) prior), while :math:`N` stays the number of samples: three split pairs
-now give -0.13, twenty give -3.13 (a verdict, and a fair one: twenty splits in a row are
-evidence of equal strength). The prior is centred on a score of 1/2 and worth half a sample a
-cell (2.5 pairs for the pentanomial), so over a hundred pairs it moves the LLR by a few percent
-(the 60 + 2 flagship SPRT of docs/clock.md: +2.05 instead of +2.14).
+Why this form and the prior: the plainer normal form :math:`N (s_1 - s_0)(2\\bar x - s_0 - s_1) / 2\\sigma^2`
+divides by the sample variance, which is near zero after a few identical pairs (RBC pairs often
+repeat), and then accepts H1 on a handful of games; in this form each sample adds at most
+:math:`\\frac12 \\ln \\frac{(\\bar x - s_0)^2}{(\\bar x - s_1)^2}` in favour of H1. Towards H0 the form has
+no such limit (with :math:`\\bar x = s_0` and :math:`\\sigma^2 \\to 0` each sample adds
+:math:`\\frac12 \\ln \\frac{\\sigma^2}{\\sigma^2 + (s_1 - s_0)^2} \\to -\\infty`), and split pairs, the
+commonest in RBC, "accepted" H0 within a few pairs under fishtest's regularisation; the prior, worth half
+a sample a cell, keeps a verdict from coming before the evidence does. docs/tournaments.md has the cases.
 
 **A match's score** (``blindchess match``, as cutechess and fishtest report it): the score
 :math:`\\hat s = (W + D/2)/N`, the Elo difference :math:`\\Delta(\\hat s)`, its interval the Wilson

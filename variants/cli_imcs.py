@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from blindchess.arguments import host_port, listen_port, positive_int, positive_seconds
+from blindchess.arguments import add_command, host_port, listen_port, positive_int, positive_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -29,16 +29,16 @@ def make_minichess_player(name: str, depth: int, seconds: float, seed: int) -> A
 
 
 def add_parser(subparsers: Any) -> None:
-    play = subparsers.add_parser(
+    play = add_command(
+        subparsers,
         "imcs",
-        help="play one Mini-Chess game on an IMCS 2.5 server",
-        description=(
+        "play one Mini-Chess game on an IMCS 2.5 server",
+        (
             "Play one game of Mini-Chess (5x6, perfect information) on an Internet MiniChess Server"
             " (IMCS 2.5 protocol): offer a game or accept an offered one, then play it with a"
             " Mini-Chess engine."
         ),
-        epilog="example:\n  blindchess imcs alphabeta --server 127.0.0.1:3589 --user me --password secret --offer W",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess imcs alphabeta --server 127.0.0.1:3589 --user me --password secret --offer W",
     )
     play.add_argument("bot", choices=MINICHESS_BOTS, help="the Mini-Chess player")
     play.add_argument("--server", type=host_port, required=True, metavar="HOST:PORT")
@@ -53,15 +53,15 @@ def add_parser(subparsers: Any) -> None:
     play.add_argument("--seed-rules", action="store_true", help="play the seed's Mini-Chess rules, not IMCS's")
     play.set_defaults(run=run)
 
-    serve = subparsers.add_parser(
+    serve = add_command(
+        subparsers,
         "imcs-serve",
-        help="run an IMCS 2.5 protocol server for Mini-Chess",
-        description=(
+        "run an IMCS 2.5 protocol server for Mini-Chess",
+        (
             "Run a Mini-Chess game server speaking the IMCS 2.5 protocol (telnet-style lines),"
             " for `blindchess imcs` or any IMCS client; Elo ratings, users kept in --users."
         ),
-        epilog="example:\n  blindchess imcs-serve --port 3589 --users imcs-users.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess imcs-serve --port 3589 --users imcs-users.json",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=listen_port, default=3589, help="TCP port; 0 picks a free one")

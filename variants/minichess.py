@@ -320,6 +320,17 @@ class MiniChessRules:
             self.unmake(cells, move, captured)
         return total
 
+    def reference_perft(self, position: Position, depth: int) -> int:
+        """`perft` by the slow, obviously correct walk over the checked API (`legal_moves`, `push`): its reference."""
+        if depth == 0:
+            return 1
+        total = 0
+        for move in self.legal_moves(position):
+            child = position.copy()
+            self.push(child, move)
+            total += self.reference_perft(child, depth - 1)
+        return total
+
     # -- checked entry points (chess.Move) --------------------------------------
 
     def legal_moves(self, position: Position) -> list[chess.Move]:

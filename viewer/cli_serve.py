@@ -17,22 +17,29 @@ if TYPE_CHECKING:
 
     from blindchess.server.service import Service
 
-from blindchess.arguments import database_path, listen_port, non_negative_seconds, positive_int, positive_seconds
+from blindchess.arguments import (
+    add_command,
+    database_path,
+    listen_port,
+    non_negative_seconds,
+    positive_int,
+    positive_seconds,
+)
 from blindchess.dependencies import require
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "serve",
-        help="run a reconchess-compatible RBC game server",
-        description=(
+        "run a reconchess-compatible RBC game server",
+        (
             "Run an RBC game server that speaks reconchess's HTTP API, so reconchess's own rc-connect,"
             " rc-register and RemoteGame play on it unchanged. Accounts, games and ratings live in one"
             " SQLite file; an unfinished game goes on after a restart. The viewer's pages for its games"
             " (leaderboard, games in progress, replays) are served on the same port."
         ),
-        epilog="example:\n  blindchess serve --port 8000 --db games.sqlite3",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess serve --port 8000 --db games.sqlite3",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=listen_port, default=8000, help="TCP port; 0 picks a free one (printed on start)")

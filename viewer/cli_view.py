@@ -8,19 +8,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from blindchess.arguments import add_command
+
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "view",
-        help="open replays, beliefs and play against a bot in the browser",
-        description=(
+        "open replays, beliefs and play against a bot in the browser",
+        (
             "Serve the game viewer on this machine: step through saved games (a history file or a"
             " folder of them) with the true board, each side's sense windows and belief overlays, or"
             " play against a bot in the browser. Open the printed URL: for a history file it is that"
             " game's replay, for a folder the list of its games."
         ),
-        epilog="example:\n  blindchess view games/ --port 8080",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "blindchess view games/ --port 8080",
     )
     parser.add_argument("path", nargs="?", type=Path, help="a history file (ours or reconchess's) or a folder of them")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")

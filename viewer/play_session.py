@@ -18,9 +18,10 @@ from typing import Any, Optional
 
 import chess
 
+from blindchess.arbiter.faults import BotFaultError
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.play import BotFaultError, Referee, play_turn
+from blindchess.arbiter.play import Referee, play_turn
 from blindchess.arbiter.player import Player
 from blindchess.arbiter.types import Color, Square
 from blindchess.errors import BlindchessError

@@ -1,18 +1,16 @@
-"""The house's layout rules, read from the source with `ast`: layers import only downwards, and module names are unique.
+"""The house's layout rules, read from the source with `ast`: layers import only downwards, no import cycles, unique module names.
 
-Layers, lowest first (pyproject's ``[tool.setuptools]`` comment and the style guide)::
+`LAYERS` below is the one statement of the layering; the README's "Map of the code", the
+``[tool.setuptools]`` comment in pyproject.toml and docs/static_checks.md restate it as
+`layer_chain()` prints it, and `test_the_docs_restate_the_one_statement_of_layers` holds them to it.
 
-    arbiter -> evaluation -> beliefs -> sensing -> moving -> bots -> subsystems -> experiments -> tests
-
-A module imports its own folder and lower layers only. *Subsystems* are every other top-level
-folder (server/, variants/, env/ and whatever is added beside them); they sit on one level and may use
-each other, but not experiments or tests. (env/, the learning environments, uses the bots and the
-variants; the tournament may use it, by its registered bot name ``policy``.) The root package (``toolkit/``: ``blindchess``, its
-CLI) is the exception both ways: its CLI finds the subcommands by name at run time
+A module imports its own folder and the folders of lower layers only; folders that share a
+layer are independent and import none of each other. The root package (``toolkit/``: ``blindchess``,
+its CLI) is the exception both ways: its CLI finds the subcommands by name at run time
 (``importlib``), so its module-level imports stay inside ``toolkit/``; and only tests may import
 the CLI (`CLI_MODULES`). The root's other modules are helpers below every layer (``blindchess``
-itself with its version, ``blindchess.errors`` with the root exception, ``blindchess.dependencies``):
-anyone may import them, and they import only each other.
+itself with its version, ``blindchess.errors`` with the root exception, ``blindchess.dependencies``,
+``blindchess.elo``): anyone may import them, and they import only each other.
 Every import counts, ``if TYPE_CHECKING:`` and function-local ones included: they are
 dependencies all the same.
 """
@@ -20,31 +18,55 @@ dependencies all the same.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
 from .modules import ROOT_FOLDER, SourceModule, all_modules, folder_of
 
-LAYERS = ("arbiter", "evaluation", "beliefs", "sensing", "moving", "bots")
-SUBSYSTEMS_RANK = len(LAYERS)
-EXPERIMENTS_RANK = SUBSYSTEMS_RANK + 1
-TESTS_RANK = SUBSYSTEMS_RANK + 2
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("arbiter",),
+    ("evaluation",),
+    ("beliefs",),
+    ("sensing",),
+    ("moving",),
+    ("bots",),
+    ("server", "variants"),
+    ("env",),  # the learning environments: drive the arbiter, play the bots and the variants
+    ("tournament", "viewer"),  # tournament plays the variants; the viewer serves through server/
+    ("learning",),  # plays bots through tournament/'s executors to make training data
+    ("experiments",),
+    ("tests",),
+)
+"""The layers, lowest first: the one statement of the layering (see the module docstring)."""
 
 MODULES = all_modules()
+CHECKOUT = Path(__file__).resolve().parents[2]  # the checkout (a link-tree install resolves to it too)
+
+
+def layer_chain() -> str:
+    """`LAYERS` in words, as the README and pyproject.toml restate it.
+
+    >>> layer_chain().startswith("arbiter -> evaluation -> beliefs")
+    True
+    """
+    return " -> ".join(", ".join(folders) for folders in LAYERS)
 
 
 def rank(folder: str) -> int:
-    """The layer of a top-level folder; every folder not named below is a subsystem.
+    """The layer of a top-level folder (its index in `LAYERS`).
 
-    >>> rank("arbiter") < rank("beliefs") < rank("bots") < rank("server") == rank("tournament") < rank("tests")
+    >>> rank("arbiter") < rank("beliefs") < rank("bots") < rank("server") == rank("variants") < rank("tests")
     True
-    >>> rank("bots") < rank("env") == rank("variants") < rank("experiments")
-    True
+
+    Raises:
+        KeyError: `folder` is in no layer (a new folder must be given one in `LAYERS`).
     """
-    if folder in LAYERS:
-        return LAYERS.index(folder)
-    return {"experiments": EXPERIMENTS_RANK, "tests": TESTS_RANK}.get(folder, SUBSYSTEMS_RANK)
+    for index, folders in enumerate(LAYERS):
+        if folder in folders:
+            return index
+    raise KeyError(f"top-level folder {folder!r} is in no layer: add it to LAYERS in tests/checks/test_layout.py")
 
 
 def imported_modules(module: SourceModule, top_level_only: bool = False) -> Iterator[tuple[int, str]]:
@@ -109,6 +131,8 @@ def layering_violations(modules: list[SourceModule]) -> list[str]:
                 problems.append(f"{where}: the CLI root imports subcommands by name at run time, not at module level")
             elif rank(there) > rank(here):
                 problems.append(f"{where}: layer {here!r} may not import the higher layer {there!r}")
+            elif rank(there) == rank(here):
+                problems.append(f"{where}: {here!r} and {there!r} share a layer, so neither imports the other")
     return problems
 
 
@@ -170,6 +194,141 @@ def test_the_checker_sees_imports_of_every_kind() -> None:
     assert rank("sensing") > rank("beliefs")
     assert folder_of("blindchess.cli") == ROOT_FOLDER
     assert source_folder(by_name["blindchess.bots.rc.random_bot"]) == "bots/rc"
+
+
+def test_every_top_level_folder_has_a_layer() -> None:
+    folders = {module.folder for module in MODULES} - {ROOT_FOLDER}
+    listed = {folder for layer in LAYERS for folder in layer}
+    assert folders <= listed, f"folders in no layer (add them to LAYERS): {sorted(folders - listed)}"
+    assert len(listed) == sum(len(layer) for layer in LAYERS), "a folder is listed in two layers"
+
+
+def test_the_docs_restate_the_one_statement_of_layers() -> None:
+    """README.md, pyproject.toml's comment and docs/static_checks.md say `layer_chain()` word for word."""
+    if not (CHECKOUT / "pyproject.toml").is_file():
+        return  # an installed copy without its checkout has no docs to compare
+    chain = layer_chain()
+    for name in ("README.md", "pyproject.toml", "docs/static_checks.md"):
+        text = re.sub(r"\s+", " ", re.sub(r"^\s*# ?", " ", (CHECKOUT / name).read_text(encoding="utf-8"), flags=re.MULTILINE))
+        assert chain in text, f"{name} does not restate the layers as {chain!r}"
+
+
+def import_graph(modules: list[SourceModule]) -> dict[str, set[str]]:
+    """Every module's imports of the other modules in `modules`, each import resolved to the most specific module.
+
+    ``from . import rules`` is an edge to ``rules``; ``from .history import GameHistory`` an edge to
+    ``history``; ``from blindchess.arbiter import GameHistory`` an edge to the package ``arbiter``
+    (its ``__init__``). Every import counts, as in the layering check.
+    """
+    names = {module.name for module in modules}
+    graph: dict[str, set[str]] = {}
+    for module in modules:
+        tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+        package = module.name if module.is_package else module.name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                source = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    source = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+                candidates = [f"{source}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for candidate in candidates:
+                while candidate and candidate not in names:
+                    candidate = candidate.rpartition(".")[0]
+                if candidate and candidate != module.name:
+                    targets.add(candidate)
+        graph[module.name] = targets
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    """No module reaches itself through imports, inside a folder or across folders (the layering rules out the latter)."""
+    cycles = import_cycles(import_graph(MODULES))
+    assert not cycles, "import cycles (move the shared part into a module both can import):\n" + "\n".join(
+        " <-> ".join(cycle) for cycle in cycles
+    )
+
+
+def test_the_cycle_check_sees_imports_of_every_kind(tmp_path: Path) -> None:
+    """A cycle closed only by a ``TYPE_CHECKING`` import, another only by a function-local one, and a clean chain."""
+    files = {
+        "a": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n",
+        "b": "from . import a\n",
+        "c": "def later() -> None:\n    from blindchess.fake.d import D\n",
+        "d": "from .c import later\n",
+        "e": "from .a import A\n",
+    }
+    modules = []
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+        modules.append(SourceModule(f"blindchess.fake.{name}", "fake", tmp_path / f"{name}.py", False))
+    assert sorted(import_cycles(import_graph(modules))) == [
+        ["blindchess.fake.a", "blindchess.fake.b"], ["blindchess.fake.c", "blindchess.fake.d"],
+    ]
+
+
+UNIT_TESTS_OF_TESTS = {"blindchess.tests.unit.test_progress_plugin": "tests/progress.py, the test suite's own plugin"}
+"""Unit tests that sit in tests/unit/ itself, each with what it tests: the test tree's own code."""
+
+
+def test_unit_tests_sit_in_the_folder_of_their_package() -> None:
+    """tests/unit/<folder>/test_<module>.py: a newcomer finds a module's tests under its folder's name."""
+    folders = {module.folder for module in MODULES} - {"tests"}
+    misplaced = [
+        module.name
+        for module in MODULES
+        if module.name.startswith("blindchess.tests.unit.") and not module.is_package
+        and module.name not in UNIT_TESTS_OF_TESTS
+        and module.name.split(".")[3] not in folders
+    ]
+    assert not misplaced, f"unit tests outside tests/unit/<package folder>/: {misplaced}"
 
 
 # Names that several modules may share because each copy has the same job in its own folder.

@@ -11,7 +11,6 @@ from blindchess.variants.minichess import (
     IllegalMiniChessMove,
     MiniChessRules,
     PlacementError,
-    Position,
 )
 
 SEED_COUNTS = (7, 49, 452, 4230, 47102, 532718)
@@ -29,20 +28,9 @@ def test_imcs_rules_perft(depth: int) -> None:
 
 
 def test_perft_by_explicit_tree_walk_agrees_with_bulk_counting() -> None:
-    """A slow reference walk over the checked `chess.Move` API (legal_moves, push) gives the same counts."""
-
-    def walk(rules: MiniChessRules, position: Position, depth: int) -> int:
-        if depth == 0:
-            return 1
-        total = 0
-        for move in rules.legal_moves(position):
-            child = position.copy()
-            rules.push(child, move)
-            total += walk(rules, child, depth - 1)
-        return total
-
-    assert walk(MINICHESS, MINICHESS.start(), 4) == SEED_COUNTS[3]
-    assert walk(IMCS, IMCS.start(), 4) == IMCS_COUNTS[3]
+    """The slow reference walk over the checked `chess.Move` API (legal_moves, push) gives the same counts."""
+    assert MINICHESS.reference_perft(MINICHESS.start(), 4) == SEED_COUNTS[3]
+    assert IMCS.reference_perft(IMCS.start(), 4) == IMCS_COUNTS[3]
 
 
 def test_start_position_round_trips_through_chess_board() -> None:

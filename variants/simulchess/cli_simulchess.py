@@ -12,17 +12,17 @@ from collections import Counter
 
 import chess
 
-from blindchess.arguments import positive_int
+from blindchess.arguments import add_command, positive_int
 from blindchess.variants.simulchess.players import BOTS, play_simulchess_match
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "simulchess",
-        help="play simultaneous-move chess between two bots",
-        description=__doc__,
-        epilog="example:\n  blindchess simulchess search random --games 20 --seed 0",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "play simultaneous-move chess between two bots",
+        __doc__,
+        "blindchess simulchess search random --games 20 --seed 0",
     )
     parser.add_argument("white", choices=sorted(BOTS), help="first bot (White in odd-numbered games)")
     parser.add_argument("black", choices=sorted(BOTS), help="second bot")

@@ -1,4 +1,4 @@
-"""`fastpush.push` changes a board exactly as python-chess's `Board.push` does (the undo stacks aside).
+"""`bitboard_push.push` changes a board exactly as python-chess's `Board.push` does (the undo stacks aside).
 
 Random RBC games (every move action revised as the arbiter revises it, passes included)
 and hand-made edge cases (castling both ways, en passant, promotions, king and rook
@@ -14,7 +14,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import fastpush, rules
+from blindchess.arbiter import bitboard_push, rules
 
 
 def fields(board: chess.Board) -> tuple[object, ...]:
@@ -28,7 +28,7 @@ def fields(board: chess.Board) -> tuple[object, ...]:
 
 def push_both(reference: chess.Board, fast: chess.Board, move: Optional[chess.Move]) -> None:
     reference.push(move if move is not None else chess.Move.null())
-    fastpush.push(fast, move)
+    bitboard_push.push(fast, move)
     assert fields(fast) == fields(reference), (move, reference.fen())
 
 

@@ -8,7 +8,7 @@ promoted, castling rights, en-passant square, clocks, turn), and leaves the two 
 alone: after it, `board.move_stack` does not show the move and `board.pop()` cannot
 undo it. Castling rights are stored clean (`clean_castling_rights()`), which is what
 `Board.push` stores too. Boards it was not written for (Chess960, subclasses, drops)
-go to `Board.push`. `tests/unit/test_arbiter_fast_push.py` holds the two equal.
+go to `Board.push`. `tests/unit/arbiter/test_bitboard_push.py` holds the two equal.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from blindchess.tournament.ratings import SCALE, fit_elo
+from blindchess.elo import SCALE
+from blindchess.tournament.ratings import fit_elo
 from blindchess.tournament.stats import (
     MatchScore,
     Sprt,

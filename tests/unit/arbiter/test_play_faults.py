@@ -18,7 +18,7 @@ from typing import Any, Optional
 import chess
 import pytest
 
-from blindchess.arbiter import GameHistory, LocalGame, Observation, Player, Turn, WinReason, play_local_game
+from blindchess.arbiter import GameHistory, LocalGame, Observation, Player, Turn, WinReason, play_local_game, play_turn
 from blindchess.arbiter.isolation import CALLBACKS
 from blindchess.arbiter.watchdog import BotDeadlineExceeded
 
@@ -314,3 +314,21 @@ def test_a_bot_looping_off_the_clock_is_stopped_at_its_deadline(callback: str, t
     path = tmp_path / "game.json"
     history.save(str(path))
     assert GameHistory.from_file(str(path)).observations(chess.WHITE) == events[chess.WHITE]
+
+
+@pytest.mark.parametrize(
+    ("bot", "error"),
+    [
+        (CrashingBot("choose_sense"), RuntimeError),
+        (AnswerBot("choose_sense", 99), ValueError),  # a sense outside the actions: Game.sense refuses it
+        (AnswerBot("choose_move", chess.Move.from_uci("e2e5")), ValueError),  # a move outside the actions
+    ],
+)
+def test_without_a_referee_the_same_turn_lets_every_failure_propagate(bot: CrashingBot | AnswerBot, error: type[Exception]) -> None:
+    """reconchess's `play_turn`: no fault is recorded, nobody resigns, the bot's or the game's exception propagates."""
+    game = LocalGame(seconds_per_player=60)
+    game.start()
+    bot.turns = 2 if isinstance(bot, CrashingBot) else 1  # this turn is the one it fails in
+    with pytest.raises(error):
+        play_turn(game, bot)
+    assert not game.is_over()

@@ -5,8 +5,8 @@ Why: the arbiter reads the truth board every turn. python-chess's `fen()` visits
 turn would cost more than the rest of the turn. `fen` builds the placement from the
 twelve piece bitboards and compresses empty squares with string replacement;
 `sense_window` reads the nine squares from precomputed square lists. Boards these
-were not written for (Chess960, subclasses) go to python-chess and `rules`. `tests/unit/test_arbiter_fast_readers.py` holds each equal
-to its reference.
+were not written for (Chess960, subclasses) go to python-chess and `rules`.
+`tests/unit/arbiter/test_bitboard_moves_and_read.py` holds each equal to its reference.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Optional
 import chess
 
 from . import rules
-from .frozen_piece import frozen_piece
+from .frozen import frozen_piece
 from .observations import SenseWindow
 
 PositionKey = tuple[int, int, int, int, int, int, int, int, int, bool, int, Optional[int], int, int]
@@ -176,7 +176,7 @@ def sense_window(board: chess.Board, square: int) -> SenseWindow:
     """`rules.sense_window`, faster: the 3x3 window around `square`, rank descending then file ascending.
 
     Starts from the window's empty template and fills in only the occupied squares, with
-    shared read-only pieces (see :mod:`blindchess.arbiter.frozen_piece`).
+    shared read-only pieces (see :mod:`blindchess.arbiter.frozen`).
     Unchecked: `square` must be a square (0..63); other boards go to the reference.
 
     >>> sense_window(chess.Board(), chess.A1) == rules.sense_window(chess.Board(), chess.A1)

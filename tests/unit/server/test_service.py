@@ -8,6 +8,7 @@ import chess
 import pytest
 
 from blindchess.arbiter.types import WinReason
+from blindchess.elo import expected_score, updated_ratings
 from blindchess.server import (
     InvalidRequest,
     NotAPlayer,
@@ -19,7 +20,6 @@ from blindchess.server import (
     UsernameTaken,
 )
 from blindchess.server.database import UserRow
-from blindchess.server.elo import expected_score, updated_ratings
 from blindchess.server.passwords import hash_password, verify_password
 
 

@@ -1,4 +1,4 @@
-"""`fastrevise` revises every move action, and finds its capture square, exactly as `rules` does.
+"""`bitboard_revise` revises every move action, and finds its capture square, exactly as `rules` does.
 
 Every move action (with the default promotion added, as the arbiter adds it) of every
 position of seeded random RBC games, plus hand-made positions for the rare cases
@@ -12,7 +12,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import fastrevise, rules
+from blindchess.arbiter import bitboard_revise, rules
 
 EDGE_FENS = [
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
@@ -31,8 +31,8 @@ def assert_same_revisions(board: chess.Board) -> int:
     for action in rules.move_actions(board):
         move = rules.with_default_promotion(board, action)
         taken = rules.revise_move(board, move)
-        assert fastrevise.revise_move(board, move) == taken, (board.fen(), move)
-        assert fastrevise.capture_square(board, taken) == rules.capture_square_of_move(board, taken), (board.fen(), move)
+        assert bitboard_revise.revise_move(board, move) == taken, (board.fen(), move)
+        assert bitboard_revise.capture_square(board, taken) == rules.capture_square_of_move(board, taken), (board.fen(), move)
         count += 1
     return count
 

@@ -16,7 +16,7 @@ the own-piece bitboards directly and emits the same moves in the same order:
    the promotion-less move first and then N, B, R, Q on the last rank.
 
 Boards it was not written for (Chess960, subclasses, several kings of a colour) go
-to the reference. `tests/unit/test_arbiter_fast_readers.py` holds the two equal.
+to the reference. `tests/unit/arbiter/test_bitboard_moves_and_read.py` holds the two equal.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from chess import (
 )
 
 from . import rules
-from .frozen_move import frozen_move
+from .frozen import frozen_move
 
 _PUSH_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 _DIAGONAL_PROMOTIONS = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -168,7 +168,7 @@ _PAWN_DIAGONALS = {
 def move_actions(board: chess.Board) -> list[chess.Move]:
     """The move actions of the side to move; equal (same order) to :func:`rules.move_actions`.
 
-    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen_move`):
+    The moves are shared `FrozenMove` instances (see :mod:`blindchess.arbiter.frozen`):
     each piece's moves are looked up by the squares it may reach, built once and reused.
 
     >>> move_actions(chess.Board()) == rules.move_actions(chess.Board())

@@ -26,10 +26,10 @@ import pytest
 from blindchess.arbiter import GameHistory
 from blindchess.arbiter.results import describe_result
 from blindchess.bots.random_bot import RandomBot
+from blindchess.elo import INITIAL_ELO, updated_ratings
 from blindchess.server.cli_connect import bot_factory
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.connect import Connector
-from blindchess.server.elo import INITIAL_ELO, updated_ratings
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
 from blindchess.server.testing import register

@@ -1,8 +1,8 @@
 """The fast bitboard readers agree with their references on seeded random RBC positions.
 
-`movegen.move_actions` must equal `rules.move_actions` (same moves, same order) and
-`fastread.fen` must equal python-chess's ``fen(en_passant="fen")`` and
-`fastread.sense_window` must equal `rules.sense_window` (every centre), on positions from
+`bitboard_moves.move_actions` must equal `rules.move_actions` (same moves, same order) and
+`bitboard_read.fen` must equal python-chess's ``fen(en_passant="fen")`` and
+`bitboard_read.sense_window` must equal `rules.sense_window` (every centre), on positions from
 random games (castling rights, en passant squares, promotions and king captures
 included) and on a few hand-made edge cases.
 """
@@ -13,7 +13,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import fastread, movegen, rules
+from blindchess.arbiter import bitboard_moves, bitboard_read, rules
 
 EDGE_FENS = [
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",  # castling both ways, both colours
@@ -54,27 +54,27 @@ def test_fast_readers_match_references_on_random_games(seed: int) -> None:
     rng = np.random.default_rng(seed)
     assert len(boards) > 1000
     for board in boards:
-        assert movegen.move_actions(board) == rules.move_actions(board), board.fen()
-        assert fastread.fen(board) == board.fen(en_passant="fen")
+        assert bitboard_moves.move_actions(board) == rules.move_actions(board), board.fen()
+        assert bitboard_read.fen(board) == board.fen(en_passant="fen")
     for center in chess.SQUARES:
-        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
+        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
         snapshot = board.copy(stack=False)  # histories format stackless copies
-        assert fastread.fen(snapshot) == board.fen(en_passant="fen")
+        assert bitboard_read.fen(snapshot) == board.fen(en_passant="fen")
         center = int(rng.integers(64))
-        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
+        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
 
 
 @pytest.mark.parametrize("fen", EDGE_FENS)
 def test_fast_readers_match_references_on_edge_cases(fen: str) -> None:
     board = chess.Board(fen)
-    assert movegen.move_actions(board) == rules.move_actions(board)
-    assert fastread.fen(board) == board.fen(en_passant="fen")
+    assert bitboard_moves.move_actions(board) == rules.move_actions(board)
+    assert bitboard_read.fen(board) == board.fen(en_passant="fen")
     for center in chess.SQUARES:
-        assert fastread.sense_window(board, center) == rules.sense_window(board, center)
+        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
 
 
 def test_move_actions_stay_equal_across_cache_resets(monkeypatch: pytest.MonkeyPatch) -> None:
     """A tiny cache limit empties the move tables over and over; the answers must not change."""
-    monkeypatch.setattr(movegen, "CACHE_LIMIT", 3)
+    monkeypatch.setattr(bitboard_moves, "CACHE_LIMIT", 3)
     for board in random_positions(5, 3):
-        assert movegen.move_actions(board) == rules.move_actions(board), board.fen()
+        assert bitboard_moves.move_actions(board) == rules.move_actions(board), board.fen()

@@ -17,7 +17,7 @@ answer follows from a few bitboard tests:
 
 Castling and boards this was not written for (Chess960, subclasses) go to the
 reference. Unchecked: `move` must be a move action of `board` with the default
-promotion added (`rules.with_default_promotion`). `tests/unit/test_arbiter_fast_revise.py`
+promotion added (`rules.with_default_promotion`). `tests/unit/arbiter/test_bitboard_revise.py`
 holds both functions equal to the references on every move action of many positions.
 """
 
@@ -29,7 +29,7 @@ import chess
 from chess import BB_SQUARES
 
 from . import rules
-from .frozen_move import frozen_move
+from .frozen import frozen_move
 from .types import Square
 
 _BETWEEN = tuple(tuple(chess.between(a, b) for b in chess.SQUARES) for a in chess.SQUARES)
@@ -38,7 +38,7 @@ _BETWEEN = tuple(tuple(chess.between(a, b) for b in chess.SQUARES) for a in ches
 def revise_move(board: chess.Board, move: chess.Move) -> Optional[chess.Move]:
     """The move the arbiter makes for the request `move`, or None (rule iv); equal to `rules.revise_move`.
 
-    A revised slide is a shared `FrozenMove` (see :mod:`blindchess.arbiter.frozen_move`).
+    A revised slide is a shared `FrozenMove` (see :mod:`blindchess.arbiter.frozen`).
     """
     from_square, to_square = move.from_square, move.to_square
     from_bb = BB_SQUARES[from_square]
