@@ -4,7 +4,7 @@ Agents ``"white"`` and ``"black"`` take two steps per turn, a sense then a move,
 arbiter's order; the environment drives a :class:`~blindchess.arbiter.game.LocalGame` (the
 rules, revision, clocks, end conditions and the `GameHistory` are the arbiter's own, nothing
 re-implemented), so a game played here equals the same game played by `play_local_game`
-action for action and record for record (tests/unit/test_env_differential.py).
+action for action and record for record (tests/unit/env/test_env_differential.py).
 
 Observation (a dict, per agent): ``"observation"``, the agent's latest two frames of the shared
 stream encoder (:mod:`blindchess.env.view`), and ``"action_mask"``, int8 over the action space

@@ -20,9 +20,6 @@ from .test_layout import LAYERS, MODULES
 
 LIBRARY_FOLDERS = tuple(folder for layer in LAYERS for folder in layer if folder not in ("experiments", "tests")) + (ROOT_FOLDER,)
 
-PENDING = {"moving": "part A of issue 30 rewrites these docstrings", "bots": "part A of issue 30 rewrites these docstrings"}
-"""Folders whose findings are reported but do not fail yet, each with its reason (remove once clean)."""
-
 LAB_RESULTS = {
     "commit hash": re.compile(r"(?<![\w.:/#-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w-])"),
     "games won or lost": re.compile(r"\b(won|lost|drew|scored)\s+\d+(\.\d+)?\s*(of|/|out of)\s*\d+", re.IGNORECASE),
@@ -61,11 +58,7 @@ def docstring_findings(module: SourceModule) -> list[str]:
     return findings
 
 
-@pytest.mark.parametrize(
-    "folder",
-    [pytest.param(folder, marks=pytest.mark.xfail(reason=PENDING[folder], strict=False)) if folder in PENDING else folder
-     for folder in LIBRARY_FOLDERS],
-)
+@pytest.mark.parametrize("folder", LIBRARY_FOLDERS)
 def test_no_library_docstring_holds_a_commit_hash_or_a_match_result(folder: str) -> None:
     findings = [finding for module in MODULES if module.folder == folder for finding in docstring_findings(module)]
     assert not findings, "move these figures to docs/ and link to them:\n" + "\n".join(findings)
