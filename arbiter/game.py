@@ -410,3 +410,12 @@ class LocalGame(Game, Generic[BoardT]):
 
     def get_game_history(self) -> Optional[GameHistory]:
         return self._history if self.is_over() else None
+
+    def history_so_far(self) -> GameHistory:
+        """The record of the game so far, over or not (the live object: it grows as the game goes on).
+
+        For whoever runs the game (the learning environment's `history()`). It holds the true
+        board after every move, so nothing that serves a running game may hand it out: players get
+        the history only at the end, through `get_game_history`, as in reconchess.
+        """
+        return self._history
