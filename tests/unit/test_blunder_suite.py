@@ -11,6 +11,7 @@ the constraint. docs/champion.md lists the kinds and how the positions were chos
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Iterator
@@ -61,9 +62,8 @@ def beliefs(source: str) -> dict[int, Belief]:
 
 @pytest.fixture(scope="module")
 def selector() -> Iterator[StockfishMoveSelector]:
-    chosen = StockfishMoveSelector(FAST_FLAGSHIP.selector)
-    yield chosen
-    chosen.close()
+    with contextlib.closing(StockfishMoveSelector(FAST_FLAGSHIP.selector)) as chosen:
+        yield chosen
 
 
 def test_the_suite_has_at_least_thirty_positions_each_with_its_source() -> None:
