@@ -32,8 +32,10 @@ from blindchess.arbiter import rules
 from blindchess.arbiter.fastrevise import request_outcome
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import RequestOutcome
 from blindchess.beliefs import Belief
 from blindchess.bots.flagship_config import BeliefConfig
+from blindchess.evaluation.values import PIECE_VALUES
 
 BOARDS = 3000
 """The most belief boards a constraint is read from."""
@@ -41,6 +43,8 @@ CHECKED = 20
 """A position where at least this many moves expose the king is always kept."""
 OTHERS = 2
 """Of the other king-safety positions, this many per game (those with the most exposing moves)."""
+HANGING_BOARDS = 200
+"""The most boards a hanging-piece constraint is read from (it makes every move on each)."""
 
 
 def encode_turn(opponent: OpponentMoved, sense: SenseResult, move: MoveResult) -> list[Any]:
@@ -64,7 +68,7 @@ def belief_boards(belief: Belief, rng: np.random.Generator) -> list[chess.Board]
     return list(belief.boards()) if len(belief) <= BOARDS else belief.sample(BOARDS, rng)  # type: ignore[attr-defined]
 
 
-def constraint(boards: list[chess.Board], color: chess.Color) -> Optional[dict[str, Any]]:
+def constraint(boards: list[chess.Board], color: chess.Color, sense: Optional[SenseResult] = None) -> Optional[dict[str, Any]]:
     """The position's constraint (module docstring), or None when it has none."""
     moves = rules.move_actions(boards[0])  # our own pieces decide the move actions: the same on every board
     exposed, captures = np.zeros(len(moves)), np.zeros(len(moves))
@@ -78,9 +82,46 @@ def constraint(boards: list[chess.Board], color: chess.Color) -> Optional[dict[s
         return {"kind": "king-capture", "one_of": [m.uci() for m, c in zip(moves, captures, strict=True) if c >= 1.0]}
     bad = [m.uci() for m, e in zip(moves, exposed, strict=True) if e > 0.5]
     good = [m.uci() for m, e in zip(moves, exposed, strict=True) if e <= 0.5]
-    if not bad or not good:
+    if bad and good:
+        return {"kind": "king-safety", **({"one_of": good} if len(good) < len(bad) else {"not": bad}), "exposing": len(bad)}
+    if exposed.min() > 0.0 or sense is None:
         return None
-    return {"kind": "king-safety", **({"one_of": good} if len(good) < len(bad) else {"not": bad}), "exposing": len(bad)}
+    return hanging(boards[: HANGING_BOARDS], moves, color, sense)
+
+
+def hanging(boards: list[chess.Board], moves: list[chess.Move], color: chess.Color, sense: SenseResult) -> Optional[dict[str, Any]]:
+    """A ``hanging-piece`` constraint: a piece of ours (knight or more) that a cheaper enemy piece seen in this turn's
+    sense attacks on every board; the move must save it on most boards (move it where no cheaper piece attacks it and
+    it is not attacked undefended, or capture the attacker or something worth as much), when such a move exists."""
+    seen = {square for square, piece in sense.window if piece is not None and piece.color != color and piece.piece_type != chess.KING}
+    first = boards[0]
+    for square in chess.SquareSet(first.occupied_co[color] & ~first.pawns & ~first.kings):
+        value = PIECE_VALUES[first.piece_type_at(square) or chess.PAWN]
+        attackers = [a for a in seen if square in first.attacks(a) and PIECE_VALUES[first.piece_type_at(a) or chess.KING] < value]
+        if not attackers or not all(any(square in b.attacks(a) for a in attackers) for b in boards):
+            continue
+        saved = np.zeros(len(moves))
+        for board in boards:
+            for j, move in enumerate(moves):
+                saved[j] += saves(request_outcome(board, move), square, value, color)
+        good = [m.uci() for m, n in zip(moves, saved / len(boards), strict=True) if n > 0.5]
+        if good and len(good) < len(moves):
+            return {"kind": "hanging-piece", "one_of": good, "piece": chess.square_name(square)}
+    return None
+
+
+def saves(outcome: RequestOutcome, square: chess.Square, value: float, color: chess.Color) -> bool:
+    """Whether, after `outcome`, the piece from `square` (worth `value`) is safe, or something worth as much was taken."""
+    if outcome.captured is not None and PIECE_VALUES[outcome.captured.piece_type] >= value:
+        return True
+    after = outcome.after()
+    target = outcome.taken.to_square if outcome.taken is not None and outcome.taken.from_square == square else square
+    piece = after.piece_at(target)
+    if piece is None or piece.color != color:
+        return False
+    attackers = after.attackers(not color, target)
+    cheaper = any(PIECE_VALUES[after.piece_type_at(a) or chess.KING] < value for a in attackers if after.piece_type_at(a) != chess.KING)
+    return not cheaper and not (attackers and not after.attackers(color, target))
 
 
 def mine(path: Path, root: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -101,7 +142,7 @@ def mine(path: Path, root: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         assert isinstance(opponent, OpponentMoved) and isinstance(sense, SenseResult)
         belief.update(opponent)
         belief.update(sense)
-        found = constraint(belief_boards(belief, rng), color)
+        found = constraint(belief_boards(belief, rng), color, sense)
         if found is not None:
             played = history.requested_move(turn)
             record = {"source": source, "turn": turn.turn_number, "own_turn": own, "played": None if played is None else played.uci()}
@@ -116,7 +157,7 @@ def mine(path: Path, root: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def select(positions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every king capture and checked position, and the `OTHERS` most exposing other positions of the game."""
-    kept = [p for p in positions if p["kind"] == "king-capture" or p.get("exposing", 0) >= CHECKED]
+    kept = [p for p in positions if p["kind"] != "king-safety" or p["exposing"] >= CHECKED]
     others = sorted((p for p in positions if p not in kept), key=lambda p: (-p["exposing"], p["turn"]))
     return sorted(kept + others[:OTHERS], key=lambda p: p["turn"])
 
@@ -133,7 +174,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         games.append(game)
         positions += select(found)
     args.out.write_text(json.dumps({"games": games, "positions": positions}, separators=(",", ":")) + "\n")
-    kinds = {kind: sum(p["kind"] == kind for p in positions) for kind in ("king-capture", "king-safety")}
+    kinds = {kind: sum(p["kind"] == kind for p in positions) for kind in ("king-capture", "king-safety", "hanging-piece")}
     print(f"{len(positions)} positions from {len(games)} games: {kinds} -> {args.out}")
 
 

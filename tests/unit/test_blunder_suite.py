@@ -68,7 +68,7 @@ def selector() -> Iterator[StockfishMoveSelector]:
 
 def test_the_suite_has_at_least_thirty_positions_each_with_its_source() -> None:
     assert len(POSITIONS) >= 30
-    assert {p["kind"] for p in POSITIONS} == {"king-capture", "king-safety"}
+    assert {p["kind"] for p in POSITIONS} == {"king-capture", "king-safety", "hanging-piece"}
     for position in POSITIONS:
         assert (position["source"], position["turn"]) and ("one_of" in position) != ("not" in position)
 
