@@ -10,7 +10,8 @@ thinks on the other's turn (`blindchess.arbiter.pondering`): the flagship by its
 ``ponder``, StrangeFish2 by calling its ``while_we_wait`` (the work its tournament client did
 between turns) until its turn comes. One call of ``while_we_wait`` runs for about 2 s, so
 StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own clock. Its
-Stockfish gets one thread (it asks for three), as the flagship's does.
+Stockfish gets one thread (it asks for three), as the flagship's does, and its `random.sample`
+of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
 
 Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
 ``--out``; each game's result and both bots' clock use are printed, then the flagship's score
@@ -67,8 +68,11 @@ class StrangeFish2(ReconchessPlayerAdapter):
         sys.path.insert(0, path)
         os.environ.setdefault(STOCKFISH_ENV_VAR, find_stockfish())
         random.seed(rng if isinstance(rng, int) else None)
+        from strangefish import strangefish_strategy
         from strangefish.strangefish_strategy import StrangeFish2 as Champion
         from strangefish.utilities import stockfish
+
+        strangefish_strategy.random = SetSampling()  # type: ignore[assignment]
 
         create_engine = stockfish.create_engine
 
@@ -84,6 +88,25 @@ class StrangeFish2(ReconchessPlayerAdapter):
         """Its own thinking on the opponent's turn, until the arbiter says the turn has come."""
         while not stop.is_set():
             self.player.while_we_wait()
+
+
+class SetSampling:
+    """Python's `random` module, with ``sample`` taking a set as Python 3.10 did (as a tuple).
+
+    StrangeFish2 samples its board set, a `set`, with `random.sample`; Python 3.11 refuses a set
+    there (`TypeError`), which made it lose every game by a fault the first time it sensed by
+    expected set size (a large set, or under 90 s on its clock). Its own module is given this
+    stand-in; it draws from the same seeded generator.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(random, name)
+
+    @staticmethod
+    def sample(population: Any, k: int, **options: Any) -> list[Any]:
+        if isinstance(population, (set, frozenset)):
+            population = tuple(population)
+        return random.sample(population, k, **options)
 
 
 def get_player() -> type[Player]:
