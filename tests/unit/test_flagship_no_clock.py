@@ -7,7 +7,9 @@ move (`OverflowError`), and the bot passed all game long without anything showin
 
 from __future__ import annotations
 
+import io
 import math
+from pathlib import Path
 from typing import Optional
 
 import chess
@@ -23,7 +25,8 @@ from blindchess.moving import MoveContext
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.random_planner import RandomSensePlanner
-from blindchess.tournament.spec import BotSpec, GameSpec
+from blindchess.tournament.cli_match import BotRecord, MatchSummary, _record_game
+from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.task import failures, play_game
 
 QUICK = {"selector": {"unclocked_move_seconds": 0.2, "boards": 4, "safety_boards": 16}, "planner": {"boards": 16, "threat_sample": 64}}
@@ -87,3 +90,14 @@ def test_a_selector_failure_is_counted_and_named_in_the_game_faults() -> None:
     (line,) = failures(bot, chess.WHITE)
     assert line == "BeliefBot (white) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)"
     assert failures(RandomBot(rng=3), chess.BLACK) == ()
+
+
+def test_a_match_prints_each_fault_and_counts_the_games_with_one(tmp_path: Path) -> None:
+    _, _, history = play_local_game(RandomBot(rng=1), RandomBot(rng=2), game=LocalGame(seconds_per_player=60, full_turn_limit=2))
+    spec = GameSpec("m#0", BotSpec("a", "random"), BotSpec("b", "random"), 1, 2)
+    line = "BeliefBot (white) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)"
+    result = GameResult(key="m#0", winner=None, reason="TURN_LIMIT", turns=4, seconds=0.1, faults=(line,), history=history.to_json())
+    summary, progress = MatchSummary((BotRecord("a"), BotRecord("b"))), io.StringIO()
+    _record_game(summary, 0, spec, "1-a-vs-b", result, 1, tmp_path, "stamp", progress)
+    assert f"    fault: {line}\n" in progress.getvalue()
+    assert "games with a bot fault or a planner or selector failure: 1" in summary.table()
