@@ -59,7 +59,8 @@ def decode_turn(turn: list[Any]) -> tuple[OpponentMoved, SenseResult, MoveResult
     """The three observations `encode_turn` wrote."""
     capture, square, window, requested, taken, captured = turn
     sense = SenseResult(square, tuple((s, chess.Piece.from_symbol(p) if p else None) for s, p in window))
-    move = MoveResult(*(None if m is None else chess.Move.from_uci(m) for m in (requested, taken)), captured)
+    requested_move, taken_move = (None if m is None else chess.Move.from_uci(m) for m in (requested, taken))
+    move = MoveResult(requested_move, taken_move, captured)
     return OpponentMoved(capture), sense, move
 
 

@@ -24,6 +24,7 @@ with its 95% interval (Wilson, `blindchess.tournament.stats`)::
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import random
 import shutil
@@ -33,6 +34,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Optional
+
+import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter
@@ -67,12 +70,10 @@ class StrangeFish2(ReconchessPlayerAdapter):
         os.chdir(path)
         sys.path.insert(0, path)
         os.environ.setdefault(STOCKFISH_ENV_VAR, find_stockfish())
-        random.seed(rng if isinstance(rng, int) else None)
-        from strangefish import strangefish_strategy
-        from strangefish.strangefish_strategy import StrangeFish2 as Champion
-        from strangefish.utilities import stockfish
-
-        strangefish_strategy.random = SetSampling()  # type: ignore[assignment]
+        random.seed(None if rng is None else int(np.random.default_rng(rng).integers(2**63)))
+        strategy: Any = importlib.import_module("strangefish.strangefish_strategy")  # found only at run time: no stubs
+        stockfish: Any = importlib.import_module("strangefish.utilities.stockfish")
+        strategy.random = SetSampling()
 
         create_engine = stockfish.create_engine
 
@@ -82,7 +83,7 @@ class StrangeFish2(ReconchessPlayerAdapter):
             return engine
 
         stockfish.create_engine = one_thread_engine
-        super().__init__(Champion(game_id=f"spar-{os.getpid()}", rc_disable_pbar=True))
+        super().__init__(strategy.StrangeFish2(game_id=f"spar-{os.getpid()}", rc_disable_pbar=True))
 
     def ponder(self, stop: threading.Event) -> None:
         """Its own thinking on the opponent's turn, until the arbiter says the turn has come."""
