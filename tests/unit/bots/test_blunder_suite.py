@@ -29,7 +29,7 @@ from blindchess.experiments.blunder_positions import decode_turn
 from blindchess.moving import MoveContext
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "blunder_positions.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "blunder_positions.json"
 SUITE: dict[str, Any] = json.loads(FIXTURE.read_text())
 POSITIONS: list[dict[str, Any]] = SUITE["positions"]
 
