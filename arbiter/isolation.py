@@ -209,12 +209,14 @@ class IsolatedPlayer(Player):
                     break
             reply = self._connection.recv()
         except (EOFError, OSError):
-            self._process.join(1.0)
             self._stopped = True
+            self._process.join(1.0)
             raise BotProcessDied(_describe_exit(self._process.exitcode)) from None
         except BaseException:  # the watchdog interrupted the wait: the bot is still busy; stop it
-            self.close()
+            # Stopped first: the watchdog interrupts again every REPEAT_S until the call returns, so on
+            # a busy machine a second interruption can cut close() short (handle_game_end closes again).
             self._stopped = True
+            self.close()
             raise
         if reply[0] == "ok":
             return reply[1]
@@ -248,6 +250,7 @@ class IsolatedPlayer(Player):
     def handle_game_end(self, winner_color: Any, win_reason: Any, game_history: Any) -> None:
         """Sends the history as its JSON (the bot gets a loaded copy): truth snapshots do not pickle."""
         if self._stopped:
+            self.close()  # in case an interruption cut the first close short
             return  # the fault that stopped it is recorded already; there is nobody to tell
         try:
             self._call("handle_game_end", (winner_color, win_reason, game_history.to_json()))
