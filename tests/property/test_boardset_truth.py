@@ -1,8 +1,10 @@
 """Acceptance 2: the true board is in the board set after every event whenever the set is exact.
 
-2,000 seeded random-action games on the real arbiter (both colours, 6 full turns,
+400 seeded random-action games on the real arbiter (both colours, 6 full turns,
 cap 3,000 boards), plus hypothesis tests on short games: truth in the set,
-marginals normalised per square, and sampling that follows the weights.
+marginals normalised per square, and sampling that follows the weights. (The set was
+accepted on 2,000 such games; 400 check the same property for a fifth of the CPU, about
+16 s: a game costs 40 ms.)
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ from blindchess.beliefs import BoardSet, OpponentMoveModel
 from blindchess.beliefs.compact import board_key
 from blindchess.beliefs.random_games import play_random_game
 
-GAMES = 2000
+GAMES = 400
 CAP = 3000
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("block", range(4))
-def test_truth_in_the_exact_set_over_2000_games(block: int) -> None:
+@pytest.mark.parametrize("block", range(2))
+def test_truth_in_the_exact_set_over_400_games(block: int) -> None:
     checked = approximate = 0
-    for seed in range(block * GAMES // 4, (block + 1) * GAMES // 4):
+    for seed in range(block * GAMES // 2, (block + 1) * GAMES // 2):
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=6)
         for color in (chess.WHITE, chess.BLACK):
             belief = BoardSet(max_boards=CAP)
@@ -41,7 +43,7 @@ def test_truth_in_the_exact_set_over_2000_games(block: int) -> None:
                 else:
                     approximate += 1
                     assert len(belief) <= CAP + 512
-    assert checked > 10 * GAMES // 4
+    assert checked > 10 * GAMES // 2
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,7 @@
-"""simulchess random-play simulation: 1,000 seeded games without an arbiter error, replayable by seed."""
+"""simulchess random-play simulation: 300 seeded games without an arbiter error, replayable by seed.
+
+(A game costs about 45 ms of CPU; 1,000 games once ran here and showed nothing 300 do not.)
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,11 @@ import pytest
 from blindchess.variants.simulchess import SimulchessError, SimulGame, play_simulchess_match
 from blindchess.variants.simulchess.players import RandomSimulBot, play_simulchess_game
 
-GAMES = 1000
+GAMES = 300
 
 
 @pytest.mark.slow
-def test_a_thousand_random_games_end_cleanly_and_keep_the_invariants() -> None:
+def test_three_hundred_random_games_end_cleanly_and_keep_the_invariants() -> None:
     results = []
     for seed in range(GAMES):
         white, black = RandomSimulBot(np.random.default_rng(2 * seed)), RandomSimulBot(np.random.default_rng(2 * seed + 1))
