@@ -9,6 +9,7 @@ import chess
 import numpy as np
 import pytest
 
+from blindchess.cli import main
 from blindchess.variants.simulchess import SimulchessError, SimulGame, play_simulchess_match
 from blindchess.variants.simulchess.players import RandomSimulBot, play_simulchess_game
 
@@ -60,14 +61,9 @@ def test_unknown_bot_name_is_a_clear_error() -> None:
         play_simulchess_match("stockfish", "random")
 
 
-def test_command_line_match_alternates_colours_and_counts_every_game() -> None:
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "-m", "blindchess", "simulchess", "search", "random", "--games", "4", "--seed", "3"],
-        capture_output=True, text=True, timeout=300, check=True,
-    ).stdout.splitlines()
+def test_command_line_match_alternates_colours_and_counts_every_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulchess", "search", "random", "--games", "4", "--seed", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
     games = [line for line in out if line.startswith("[")]
     assert len(games) == 4
     assert [line.split(" (white)")[0].split("] ")[1] for line in games] == ["search", "random", "search", "random"]
@@ -76,10 +72,7 @@ def test_command_line_match_alternates_colours_and_counts_every_game() -> None:
     assert set(wins) == {"search", "random"} and sum(wins.values()) + draws == 4
 
 
-def test_command_line_rejects_an_unknown_bot() -> None:
-    import subprocess
-    import sys
-
-    command = [sys.executable, "-m", "blindchess", "simulchess", "search", "nobody"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and "nobody" in result.stderr
+def test_command_line_rejects_an_unknown_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulchess", "search", "nobody"])
+    assert exit_info.value.code == 2 and "nobody" in capsys.readouterr().err
