@@ -218,8 +218,10 @@ class IsolatedPlayer(Player):
             raise
 
     def _stop(self) -> None:
-        self.close()
+        # Stopped first: the watchdog interrupts again every REPEAT_S until the call returns, so on
+        # a busy machine a second interruption can cut close() short (handle_game_end closes again).
         self._stopped = True
+        self.close()
 
     def close(self) -> None:
         """Stop the bot's process and every process it started (idempotent).
@@ -257,6 +259,7 @@ class IsolatedPlayer(Player):
     def handle_game_end(self, winner_color: Any, win_reason: Any, game_history: Any) -> None:
         """Sends the history as its JSON (the bot gets a loaded copy): truth snapshots do not pickle."""
         if self._stopped:
+            self.close()  # in case an interruption cut the first close short
             return  # the fault that stopped it is recorded already; there is nobody to tell
         try:
             self._call("handle_game_end", (winner_color, win_reason, game_history.to_json()))

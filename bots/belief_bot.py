@@ -14,8 +14,10 @@ Robustness, because a bot that crashes or flags loses the game:
   A malformed event (`MalformedObservationError`) is logged and dropped. No copy is needed
   for any of it: an update that raises leaves the belief exactly as it was (the `Belief`
   protocol's contract), so the last good belief is the belief itself.
-* A planner or selector that raises is logged and replaced for that call by the safe choice
-  (no sense; the selector's panic path or a pass), never propagated to the arbiter.
+* A planner or selector that raises is logged at ERROR and replaced for that call by the safe
+  choice (no sense, or a pass), never propagated to the arbiter; each such call is counted in
+  `failures` for the game, and `failure_report` words the counts, which the tournament's game
+  task adds to the game's faults (so a match, an SPRT or a tournament shows them).
 * Stockfish crashes are absorbed by the engine pool (restart and retry, see
   :mod:`blindchess.evaluation.stockfish`).
 * Under `low_clock_seconds` the planner is skipped (no sense) so the move gets what is left.
@@ -48,6 +50,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Optional
 
@@ -110,6 +113,9 @@ class BeliefBot(ObservingPlayer):
         self.events: list[Observation] = []
         self.rebuilds = 0
         """How many times an inconsistent observation forced a rebuild of the belief."""
+        self.failures: Counter[str] = Counter()
+        """This game's planner and selector calls that raised, by callback (``choose_sense``, ``choose_move``)."""
+        self._first_failure: dict[str, str] = {}
         self.belief_stale = False
         """True once a rebuild failed: the bot plays on its last good belief and stops rebuilding."""
         self.increment = 0.0
@@ -138,6 +144,7 @@ class BeliefBot(ObservingPlayer):
             self.events = []
             self.rebuilds = 0
             self.belief_stale = False
+            self.failures, self._first_failure = Counter(), {}
             self._move_clock = self._turn_end = self._turn_start = self._start_clock = None
             self.turns, self.overhead, self._allotment = 0, 0.0, None
         elif isinstance(event, OpponentMoved):
@@ -218,8 +225,8 @@ class BeliefBot(ObservingPlayer):
         started = time.monotonic()
         try:
             square = self.sense_planner.choose_sense(self.belief, sense_actions, seconds_left, self.rng, context)
-        except Exception:
-            logger.exception("sense planner %r failed; not sensing", self.sense_planner)
+        except Exception as error:
+            self._failed("choose_sense", error, "not sensing")
             square = None
         self._sense_seconds = time.monotonic() - started
         self._thinking += self._sense_seconds
@@ -237,11 +244,24 @@ class BeliefBot(ObservingPlayer):
             context = MoveContext(self.color, self.increment, allotment.move, allotment.hard, search=search)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
-        except Exception:
-            logger.exception("move selector %r failed; passing", self.move_selector)
+        except Exception as error:
+            self._failed("choose_move", error, "passing")
             move = None
         self._thinking += time.monotonic() - started
         return move if move in move_actions else None
+
+    def _failed(self, callback: str, error: Exception, instead: str) -> None:
+        """Count and log (at ERROR, with the traceback) a planner or selector call that raised."""
+        self.failures[callback] += 1
+        self._first_failure.setdefault(callback, f"{type(error).__name__}: {error}")
+        logger.exception("%s failed (%d this game); %s", callback, self.failures[callback], instead)
+
+    def failure_report(self) -> tuple[str, ...]:
+        """One line per callback that failed this game: how often, and the first error (empty: none failed)."""
+        return tuple(
+            f"{callback} raised on {count} turn{'s' if count > 1 else ''} (first: {self._first_failure[callback]})"
+            for callback, count in sorted(self.failures.items())
+        )
 
     # ------------------------------------------------------------------ time
 

@@ -3,7 +3,7 @@
 Follows one seeded game between the random bot and the attacker bot (recorded on
 the real arbiter) from Black's side and prints, per turn, the number of boards
 before and after the sense, the entropy of the belief in bits and whether the set
-is still exact::
+is still exact (no board dropped by the cap)::
 
     python3 experiments/boardset_walkthrough.py [--seed 3] [--color black]
 """
@@ -17,6 +17,7 @@ import chess
 from blindchess.arbiter.game import LocalGame
 from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
 from blindchess.arbiter.play import play_local_game
+from blindchess.arbiter.results import describe_result
 from blindchess.beliefs import BoardSet
 from blindchess.bots.attacker_bot import AttackerBot
 from blindchess.bots.random_bot import RandomBot
@@ -30,9 +31,9 @@ def main() -> None:
     args = parser.parse_args()
     color = args.color == "white"
     game = LocalGame(seconds_per_player=None, full_turn_limit=25)
-    _, reason, history = play_local_game(AttackerBot(rng=args.seed), RandomBot(rng=args.seed + 1), game)
+    _, _, history = play_local_game(AttackerBot(rng=args.seed), RandomBot(rng=args.seed + 1), game)
     belief = BoardSet(max_boards=args.max_boards, move_model=None)
-    print(f"attacker (White) vs random (Black), seed {args.seed}; following {args.color}; ended by {reason}")
+    print(f"attacker (White) vs random (Black), seed {args.seed}; following {args.color}")
     print(f"{'turn':>4}  {'captured':>8}  {'before sense':>12}  {'sense':>5}  {'after sense':>11}  {'entropy':>8}  {'move':>6}  exact")
     turn, row = 0, {}
     for event in history.observations(color):
@@ -48,10 +49,11 @@ def main() -> None:
             move = event.taken_move.uci() if event.taken_move is not None else "-"
             print(
                 f"{turn:>4}  {row['captured']:>8}  {row['before']:>12,}  {row.get('sense', '-'):>5}  "
-                f"{row.get('after', row['before']):>11,}  {belief.entropy():>8.2f}  {move:>6}  {belief.is_exact}"
+                f"{row.get('after', row['before']):>11,}  {belief.entropy():>8.2f}  {move:>6}  {'yes' if belief.is_exact else 'no'}"
             )
         elif isinstance(event, GameEnded):
-            print(f"game over: winner {event.winner_color}, {len(belief):,} boards left")
+            result = describe_result(event.winner_color, event.win_reason, "attacker", "random")
+            print(f"game over: {result}; {len(belief):,} boards left")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from blindchess.arbiter.history import HistoryFormatError
 from blindchess.arguments import add_command
 from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.cli_tournament import add_executor_arguments
@@ -53,6 +54,11 @@ def add_parser(subparsers: Any) -> None:
     train = commands.add_parser("train", help="train a network on shards and save it")
     train.add_argument("shards", nargs="+", help="shard files (.npz)")
     train.add_argument("--out", required=True, help="folder for weights.pt and config.json")
+    train.add_argument(
+        "--replace-shipped",
+        action="store_true",
+        help="allow --out to be the model shipped in the package (beliefs/models/default): retrain it on purpose",
+    )
     train.add_argument("--epochs", type=int, default=3)
     train.add_argument("--batch", type=int, default=32)
     train.add_argument("--learning-rate", type=float, default=2e-3)
@@ -81,16 +87,32 @@ def _progress(label: str, total: int) -> Any:
     return show
 
 
+def _missing_history(path: str) -> str:
+    """Why `path` names no history file, in words (a shell passes a pattern that matched nothing as it is)."""
+    if any(character in path for character in "*?["):
+        return f"--histories {path!r}: no file matches this pattern"
+    return f"--histories {path!r}: no such file"
+
+
 def run_data(args: argparse.Namespace) -> int:
     from .examples import Sequence, read_history_files, write_shard
     from .generate import DEFAULT_MIX, GenerationError, generate
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     if args.histories:
-        sequences = read_history_files(args.histories)
+        missing = [path for path in args.histories if not Path(path).is_file()]
+        if missing:
+            print(f"blindchess: error: {_missing_history(missing[0])}", file=sys.stderr)
+            return 2
+        try:
+            sequences = read_history_files(args.histories)
+        except HistoryFormatError as error:
+            print(f"blindchess: error: {error}", file=sys.stderr)
+            return 2
+        out.mkdir(parents=True, exist_ok=True)
         print(json.dumps({"shard": str(write_shard(out / "histories.npz", sequences)), "sequences": len(sequences)}))
         return 0
+    out.mkdir(parents=True, exist_ok=True)
     mix = DEFAULT_MIX if args.mix is None else tuple(name.strip() for name in args.mix.split(",") if name.strip())
     try:
         executor = make_executor(args.executor, args.workers, args.address)
@@ -120,11 +142,18 @@ def run_data(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from blindchess.beliefs.neural_model import save_model
+    from blindchess.beliefs.neural_model import default_model_path, save_model
 
     from .examples import read_shards
     from .train import TrainSettings, train
 
+    if Path(args.out).resolve() == default_model_path().resolve() and not args.replace_shipped:
+        print(
+            f"blindchess: error: --out {args.out} is the model shipped in the package; "
+            "write to another folder, or add --replace-shipped to retrain the shipped model on purpose",
+            file=sys.stderr,
+        )
+        return 2
     settings = TrainSettings(
         args.epochs, args.batch, args.learning_rate, args.hidden, args.seed, args.holdout, args.threads
     )

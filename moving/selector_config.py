@@ -9,6 +9,7 @@ never hunts. docs/moving.md explains the choices and where they were measured.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from blindchess.config_tree import check_types
@@ -77,6 +78,8 @@ class SelectorConfig:
     """Without a time manager's budget, a move takes at most this share (1/x) of the usable clock."""
     increment_share: float = 0.5
     """Without a time manager's budget, share of the increment each move spends."""
+    unclocked_move_seconds: float = 2.0
+    """A move's budget when the clock is unbounded (a game with no clock: ``sprt``'s default); also its hard budget."""
     panic_seconds: float = 15.0
     """Below this clock the engine is skipped: the proxy alone picks the move."""
     panic_budget: float = 0.3
@@ -105,6 +108,8 @@ class SelectorConfig:
         for name in ("worst_case_weight", "candidate_share", "hunt_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise MoveSelectionError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
+        if not 0.0 < self.unclocked_move_seconds < math.inf:
+            raise MoveSelectionError(f"unclocked_move_seconds must be a finite number > 0, got {self.unclocked_move_seconds!r}")
         if self.board_seconds <= 0.0 or self.budget_cap_divisor < 1.0:
             raise MoveSelectionError(
                 f"need board_seconds > 0 and budget_cap_divisor >= 1, got {self.board_seconds!r}, {self.budget_cap_divisor!r}"

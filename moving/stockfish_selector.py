@@ -27,7 +27,8 @@ each a method with its own tests:
 
 The settings are one `SelectorConfig` (:mod:`blindchess.moving.selector_config`). Time: the
 bot's time manager passes a budget in the `MoveContext`; without one the selector plans its own
-(`budget`): the clock less `reserve_seconds`, spread over `moves_to_go` turns.
+(`budget`): the clock less `reserve_seconds`, spread over `moves_to_go` turns. Without a clock
+(``seconds_left`` infinite) a move takes `SelectorConfig.unclocked_move_seconds`.
 """
 
 from __future__ import annotations
@@ -173,9 +174,19 @@ class StockfishMoveSelector:
         return min(usable / config.moves_to_go + config.increment_share * increment, usable / config.budget_cap_divisor)
 
     def plan(self, seconds_left: float, context: MoveContext) -> Plan:
-        """The move's deadline (the context's budgets, else `budget`), search policy and panic."""
+        """The move's deadline (the context's budgets, else `budget`), search policy and panic.
+
+        An unbounded budget (no clock: the time manager's plan and `budget` are both infinite)
+        becomes `SelectorConfig.unclocked_move_seconds`, and so does an unbounded hard budget: a
+        timed search needs a finite time to divide among its boards.
+        """
         budget = context.budget if context.budget is not None else self.budget(seconds_left, context.increment)
-        deadline = Deadline.start(budget, context.hard_budget)
+        hard = context.hard_budget
+        if not math.isfinite(budget):
+            budget = self.config.unclocked_move_seconds
+        if hard is not None and not math.isfinite(hard):
+            hard = self.config.unclocked_move_seconds
+        deadline = Deadline.start(budget, hard)
         policy = self.policy.under(context.search)
         return Plan(deadline, policy, seconds_left < self.config.panic_seconds or policy.pressed(budget))
 

@@ -182,6 +182,7 @@ class MatchSummary:
     turns: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)  # wall time of the games played in this run
     errors: int = 0
+    faulted: int = 0  # games with a bot fault, or a planner or selector failure (`GameResult.faults`)
     interrupted: bool = False  # stopped by Ctrl-C before all games were played
 
     def record(
@@ -250,6 +251,8 @@ class MatchSummary:
                 length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
             rows.append(length)
         rows.extend(clock_use(bot.label, bot.clock_shares) for bot in self.bots if bot.clock_shares)
+        if self.faulted:
+            rows.append(f"games with a bot fault or a planner or selector failure: {self.faulted} (see the progress lines)")
         return "\n".join(rows)
 
 
@@ -373,6 +376,9 @@ def _record_game(
         f"{describe_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
         f"{_clock_note(result.clock_share)} seeds {spec.white_seed}/{spec.black_seed} -> {path}\n"
     )
+    for fault in result.faults:
+        progress.write(f"    fault: {fault}\n")
+    summary.faulted += bool(result.faults)
     progress.flush()
 
 

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     halves: dict[int, list[GameResult]] = {}
     pair_scores: list[float] = []
     clock_shares: dict[str, list[float]] = {"A": [], "B": []}
-    failed = 0
+    failed = faulted = 0  # pairs with a failed game; games with a fault or a planner or selector failure
     decision = SprtDecision.CONTINUE
     interrupted = False
     results = executor.run(todo)
@@ -126,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
                     store.record(by_key.pop(result.key), result)
                 pair = int(result.key.split("#")[1].split(".")[0])
                 halves.setdefault(pair, []).append(result)
+                for fault in result.faults:
+                    sys.stderr.write(f"pair {pair}: fault: {fault}\n")
+                faulted += bool(result.faults)
                 if len(halves[pair]) < 2:
                     continue
                 games = halves.pop(pair)
@@ -169,7 +172,8 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"{verdict}: {args.a} vs {args.b} after {len(pair_scores)} pairs ({2 * len(pair_scores)} games),"
         f" A's score {score:.3f}{interval}, pentanomial {list(pentanomial(pair_scores))}"
-        + (f", {failed} pairs with a failed game not counted" if failed else "") + "\n"
+        + (f", {failed} pairs with a failed game not counted" if failed else "")
+        + (f", {faulted} games with a bot fault or a planner or selector failure" if faulted else "") + "\n"
     )
     return 130 if interrupted else {SprtDecision.H1: 0, SprtDecision.H0: 1, SprtDecision.CONTINUE: 3}[decision]
 

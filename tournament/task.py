@@ -2,7 +2,8 @@
 
 The task builds both bots from their specs (seeded), plays the game with the arbiter's
 `play_local_game` (bot faults become results, see :mod:`blindchess.arbiter.play`), and returns
-a `GameResult`. It never raises: anything that stops the game from being played is returned
+a `GameResult`, whose faults also count a belief bot's planner and selector failures
+(`failures`). It never raises: anything that stops the game from being played is returned
 as a failed result with the reason, so no executor can lose a game to an exception.
 
 Determinism: our bots draw only from the generator built from their seed, and reconchess's
@@ -42,6 +43,7 @@ from blindchess.arbiter.isolation import (
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
 
@@ -207,10 +209,22 @@ def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> Ga
         reason=None if reason is None else reason.name,
         turns=history.num_turns(),
         seconds=time.monotonic() - started,
-        faults=tuple(fault.message for fault in history.faults),
+        faults=tuple(fault.message for fault in history.faults) + failures(white, chess.WHITE) + failures(black, chess.BLACK),
         history=history.to_json(),
         clock_share=(clock_share(game, chess.WHITE, history.num_turns()), clock_share(game, chess.BLACK, history.num_turns())),
     )
+
+
+def failures(player: Player, color: bool) -> tuple[str, ...]:
+    """The planner and selector failures `player` counted this game (`BeliefBot.failure_report`), named like faults.
+
+    A `BeliefBot` survives a planner or selector that raises (no sense, or a pass), which would
+    otherwise hide a broken bot behind ordinary-looking losses. A bot in its own process keeps
+    its counts there: its log (at ERROR) is all that shows them.
+    """
+    if not isinstance(player, BeliefBot):
+        return ()
+    return tuple(f"{type(player).__name__} ({chess.COLOR_NAMES[color]}) {line}" for line in player.failure_report())
 
 
 def clock_share(game: LocalGame[Any], color: bool, turns: int) -> float | None:

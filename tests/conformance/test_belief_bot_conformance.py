@@ -21,7 +21,7 @@ def _play(name: str, color: chess.Color, seed: int) -> tuple[str, GameHistory]:
     bot = bot_class(rng=seed, preset="fast")  # type: ignore[call-arg]  # ours take rng; type[Player] does not say
     opponent = RandomBot(rng=seed + 1)
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
-    _, _, history = play_local_game(white, black, game=LocalGame(full_turn_limit=12))
+    _, _, history = play_local_game(white, black, game=LocalGame(full_turn_limit=8))  # 8 turns show every callback
     return history.to_json(), history
 
 

@@ -1,8 +1,10 @@
 """Acceptance 2: the true board is in the board set after every event whenever the set is exact.
 
-2,000 seeded random-action games on the real arbiter (both colours, 6 full turns,
+400 seeded random-action games on the real arbiter (both colours, 6 full turns,
 cap 3,000 boards), plus hypothesis tests on short games: truth in the set,
-marginals normalised per square, and sampling that follows the weights.
+marginals normalised per square, and sampling that follows the weights. (The set was
+accepted on 2,000 such games; 400 check the same property for a fifth of the CPU, about
+16 s: a game costs 40 ms.)
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ from blindchess.beliefs import BoardSet, OpponentMoveModel
 from blindchess.beliefs.compact import board_key
 from blindchess.beliefs.random_games import play_random_game
 
-GAMES = 2000
+GAMES = 400
 CAP = 3000
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("block", range(4))
-def test_truth_in_the_exact_set_over_2000_games(block: int) -> None:
+@pytest.mark.parametrize("block", range(2))
+def test_truth_in_the_exact_set_over_400_games(block: int) -> None:
     checked = approximate = 0
-    for seed in range(block * GAMES // 4, (block + 1) * GAMES // 4):
+    for seed in range(block * GAMES // 2, (block + 1) * GAMES // 2):
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=6)
         for color in (chess.WHITE, chess.BLACK):
             belief = BoardSet(max_boards=CAP)
@@ -41,10 +43,10 @@ def test_truth_in_the_exact_set_over_2000_games(block: int) -> None:
                 else:
                     approximate += 1
                     assert len(belief) <= CAP + 512
-    assert checked > 10 * GAMES // 4
+    assert checked > 10 * GAMES // 2
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # each example ~0.6 s of CPU
 @given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 3), weighted=st.booleans())
 def test_short_games_truth_marginals_and_sampling(seed: int, turns: int, weighted: bool) -> None:
     game = play_random_game(np.random.default_rng(seed), full_turn_limit=turns)
@@ -80,8 +82,10 @@ def _check_sampling_follows_weights(belief: BoardSet, rng: np.random.Generator) 
 def test_cap_backlog_and_exact_recovery() -> None:
     """Past the cap the set is approximate, stays near the cap, and `exact()` equals an uncapped set."""
     capped_seen = 0
-    for seed in range(40):
-        game = play_random_game(np.random.default_rng(10_000 + seed), full_turn_limit=4, sense_probability=0.3)
+    # Three full turns with few senses already pass the cap of 200 (sets of 4,000-5,000 boards),
+    # about 11 times a game; four turns (40,000+ boards) cost ten times the CPU for the same check.
+    for seed in range(10):
+        game = play_random_game(np.random.default_rng(10_000 + seed), full_turn_limit=3, sense_probability=0.3)
         for color in (chess.WHITE, chess.BLACK):
             capped, full = BoardSet(max_boards=200), BoardSet(max_boards=None)
             for event, truth in zip(game.events[color], game.truth[color], strict=True):
@@ -94,4 +98,4 @@ def test_cap_backlog_and_exact_recovery() -> None:
                     assert recovered.is_exact and recovered.keys() == full.keys()
                     if not isinstance(event, GameEnded):
                         assert truth in recovered
-    assert capped_seen > 20
+    assert capped_seen > 50

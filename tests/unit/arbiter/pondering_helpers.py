@@ -71,19 +71,26 @@ class RaisingPonderer(CountingPonderer):
         raise RuntimeError("pondering went wrong")
 
 
+LATE_SECONDS = 1.0
+"""How long `LatePonderer` ignores `stop`: far above what a loaded machine adds to a quick turn (0.1-0.3 s)."""
+
+SLOW_SECONDS = 1.5
+"""How long `SlowBot` takes a move: far above an isolated bot's own time on a loaded machine (0.9 s in 4 turns seen)."""
+
+
 class LatePonderer(CountingPonderer):
-    """Ignores `stop` for half a second each time it ponders."""
+    """Ignores `stop` for `LATE_SECONDS` each time it ponders."""
 
     def ponder(self, stop: threading.Event) -> None:
         self.started_after.append(self.last_callback)
-        time.sleep(0.5)
+        time.sleep(LATE_SECONDS)
 
 
 class SlowBot(RandomBot):
-    """Takes 0.3 s to choose each move (asleep: it leaves the CPU and the GIL to others)."""
+    """Takes `SLOW_SECONDS` to choose each move (asleep: it leaves the CPU and the GIL to others)."""
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
-        time.sleep(0.3)
+        time.sleep(SLOW_SECONDS)
         return super().choose_move(move_actions, seconds_left)
 
 

@@ -24,6 +24,7 @@ from blindchess.cli import main
 
 CRASHING_BOT = """
 import ctypes
+import faulthandler
 import os
 
 from blindchess.bots.random_bot import RandomBot
@@ -43,7 +44,9 @@ class {name}(RandomBot):
 
 CRASHES = {
     "ExitBot": ("os._exit(3)", "raised BotProcessDied: its process exited with code 3"),
-    "SegfaultBot": ("ctypes.string_at(0)", "raised BotProcessDied: its process was killed by SIGSEGV"),
+    # The bot's process is forked from pytest's, whose faulthandler would print a dump of every
+    # thread and module while the test passes: the crash is the point here, not its dump.
+    "SegfaultBot": ("faulthandler.disable(); ctypes.string_at(0)", "raised BotProcessDied: its process was killed by SIGSEGV"),
     "HogBot": ("self.hog = bytearray(1536 * 2**20)", "raised MemoryError: an allocation failed"),
 }
 
@@ -100,7 +103,7 @@ def test_an_isolated_bot_that_never_answers_loses_on_time_and_is_stopped() -> No
     bot = isolated_player(StuckBot, lambda: StuckBot(rng=1))
     started = time.monotonic()
     winner, reason, history = play_local_game(bot, RandomBot(rng=2), game=LocalGame(seconds_per_player=0.5, seconds_increment=0))
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # ~1 s idle: only tells a stop at the 0.5 s clock from a hang, under any load
     (fault,) = history.faults
     assert (winner, reason) == (chess.BLACK, WinReason.TIMEOUT) and fault.timed_out
     assert not bot._process.is_alive()

@@ -238,7 +238,7 @@ def test_slow_turn_loses_on_time(tmp_path: Path) -> None:
 def test_stuck_bot_is_interrupted_and_loses_on_time(tmp_path: Path) -> None:
     started = time.monotonic()
     winner, reason, history = play(SteadyBot(7), StuckBot(), tmp_path, seconds_per_player=0.5, seconds_increment=0.1)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 60  # ~1 s idle: only tells a stop at the deadline from a hang, under any load
     assert (winner, reason) == (chess.WHITE, WinReason.TIMEOUT)
     message = only_fault(history, chess.BLACK, "choose_sense")
     assert message == "StuckBot (black) ran out of clock in choose_sense on Turn(black, 1)"
@@ -304,7 +304,7 @@ def test_a_bot_looping_off_the_clock_is_stopped_at_its_deadline(callback: str, t
     game = LocalGame(seconds_per_player=60, full_turn_limit=4, observer=lambda color, event: events[color].append(event))
     started = time.monotonic()
     winner, reason, history = play_local_game(LoopingBot(callback), SteadyBot(14), game=game, off_clock_seconds=0.3)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # ~1 s idle: only tells a stop at the deadline from a hang, under any load
     message = only_fault(history, chess.WHITE, callback)
     assert message == f"LoopingBot (white) ran out of clock in {callback}"
     if callback == "handle_game_start":

@@ -168,10 +168,11 @@ def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
         hardest = manager.allot(clock, 2.5, turn, 2.0)
         assert context.budget <= hardest.sense + hardest.move + 1e-9
         assert context.hard_budget >= context.budget > 0.0
-        # what the planner left of its share (a quarter of the move's) reached the move, less the
-        # bot's own time around the planner (microseconds, unless the process is preempted there)
+        # what the planner left of its share (a quarter of the move's, about 1 s here) reached the
+        # move, less the bot's own time around the planner: microseconds, but a loaded machine can
+        # preempt the process there, so up to 0.5 s of it is allowed
         left = sense.budget - spent
-        assert 4 * sense.budget + max(0.0, left - 0.05) - 1e-9 <= context.budget <= 4 * sense.budget + max(0.0, left) + 1e-9
+        assert 4 * sense.budget + max(0.0, left - 0.5) - 1e-9 <= context.budget <= 4 * sense.budget + max(0.0, left) + 1e-9
         assert context.search is None  # a long game: the selector's own rule
     assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
 

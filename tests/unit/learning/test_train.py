@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from blindchess.arbiter.history import GameHistory
-from blindchess.beliefs.neural_model import load_model
+from blindchess.beliefs.neural_model import default_model_path, load_model
 from blindchess.beliefs.recorded_games import load_records
 from blindchess.cli import main
 from blindchess.learning.examples import Sequence, ShardError, held_out, read_shard, read_shards, write_shard
@@ -119,6 +119,27 @@ def test_history_files_become_examples(tmp_path: Path, capsys: pytest.CaptureFix
     sequences = read_shard(tmp_path / "mine" / "histories.npz")
     assert [s.game_id for s in sequences] == [f"game-{n}.json" for n in range(3) for _ in (chess.WHITE, chess.BLACK)]
     assert json.loads(capsys.readouterr().out)["sequences"] == 6
+
+
+def test_history_paths_that_name_no_file_get_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A shell passes a pattern that matched nothing as it is: that showed as a FileNotFoundError traceback."""
+    pattern = str(tmp_path / "archive" / "*.json")
+    assert main(["posterior", "data", "--histories", pattern, "--out", str(tmp_path / "mine")]) == 2
+    assert capsys.readouterr().err == f"blindchess: error: --histories {pattern!r}: no file matches this pattern\n"
+    assert main(["posterior", "data", "--histories", str(tmp_path / "gone.json"), "--out", str(tmp_path / "mine")]) == 2
+    assert "gone.json': no such file" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{")
+    assert main(["posterior", "data", "--histories", str(tmp_path / "bad.json"), "--out", str(tmp_path / "mine")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "mine").exists()  # nothing written
+
+
+def test_training_into_the_shipped_model_needs_a_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = default_model_path()
+    before = (shipped / "weights.pt").read_bytes()
+    assert main(["posterior", "train", str(tmp_path / "none.npz"), "--out", str(shipped)]) == 2
+    error = capsys.readouterr().err
+    assert "is the model shipped in the package" in error and "--replace-shipped" in error
+    assert (shipped / "weights.pt").read_bytes() == before
 
 
 class FailingSecondGame:

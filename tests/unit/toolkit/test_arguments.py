@@ -1,7 +1,9 @@
 """Every documented command checks its arguments at the edge: one line, no traceback (issue 12).
 
 Each case was a raw traceback (or, for a negative clock, a game lost on time at once) before.
-The commands run as real processes, as a user runs them.
+The argument checks run in this process (`blindchess.cli.main`, as the console script calls it);
+the errors met while running run as real processes, as a user runs them (each costs an
+interpreter start, about 3 s of CPU).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from blindchess.cli import main
 
 
 def blindchess(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -24,6 +28,16 @@ def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None
     lines = [line for line in run.stderr.splitlines() if line.strip()]
     assert any(fragment in line for line in lines), run.stderr
     assert len([line for line in lines if "error" in line]) == 1, run.stderr
+
+
+def in_process(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
+    """`main(argv)` here, its exit status and output as a process's."""
+    try:
+        code = main(list(argv))
+    except SystemExit as error:
+        code = error.code if isinstance(error.code, int) else 1
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(["blindchess", *argv], code, captured.out, captured.err)
 
 
 @pytest.mark.parametrize(
@@ -55,15 +69,15 @@ def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None
         (("replay", "/no/such/game.json"), "cannot read '/no/such/game.json'"),
     ],
 )
-def test_bad_arguments_get_one_line(argv: tuple[str, ...], fragment: str) -> None:
-    one_line_error(blindchess(*argv), fragment)
+def test_bad_arguments_get_one_line(argv: tuple[str, ...], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+    one_line_error(in_process(argv, capsys), fragment)
 
 
-def test_serve_on_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+def test_serve_on_a_file_that_is_not_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("not a database at all, just some text that is long enough\n")
-    one_line_error(blindchess("serve", "--db", str(notes)), f"'{notes}' is not an SQLite database")
-    one_line_error(blindchess("serve", "--db", str(tmp_path)), "is a folder, not a database file")
+    one_line_error(in_process(("serve", "--db", str(notes)), capsys), f"'{notes}' is not an SQLite database")
+    one_line_error(in_process(("serve", "--db", str(tmp_path)), capsys), "is a folder, not a database file")
 
 
 def test_imcs_serve_on_a_port_in_use() -> None:

@@ -228,7 +228,9 @@ def test_match_reports_the_share_of_its_clock_each_bot_used(capsys: pytest.Captu
         if line.startswith("clock used by ")
     }
     assert set(shares) == {str(bot), "random"}
-    assert 4 <= shares[str(bot)] <= 30 and shares["random"] < 2  # 4 moves x 0.25 s of 10 s, at most 4 turns of it each
+    # 4 moves x 0.25 s of 10 s, at most 4 turns of it each; random's few milliseconds a turn (0.1% idle)
+    # stay under 5% (0.5 s) on a loaded machine, well apart from the sleeper's 10%.
+    assert 4 <= shares[str(bot)] <= 30 and shares["random"] < 5
 
 
 def test_sprt_keeps_each_bots_clock_share_in_the_db_and_adds_the_columns_to_an_older_file(
@@ -247,7 +249,7 @@ def test_sprt_keeps_each_bots_clock_share_in_the_db_and_adds_the_columns_to_an_o
     assert main([*argv, "--max-pairs", "1", "--db", str(db)]) == 3
     first = [line for line in capsys.readouterr().err.splitlines() if line.startswith("clock used by ")]
     shares = {line.split(":")[0].removeprefix("clock used by "): float(line.split("mean ")[1].split("%")[0]) for line in first}
-    assert set(shares) == {"A", "B"} and 4 <= shares["A"] <= 30 and shares["B"] < 2  # as in the match test above
+    assert set(shares) == {"A", "B"} and 4 <= shares["A"] <= 30 and shares["B"] < 5  # as in the match test above
     with ResultStore(db) as store:
         rows = store.rows()
     assert len(rows) == 2 and all(None not in row.clock_share for row in rows)

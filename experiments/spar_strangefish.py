@@ -1,0 +1,202 @@
+"""Spar the flagship against StrangeFish2, the NeurIPS 2022 champion, through our arbiter.
+
+StrangeFish2 lives outside the repository (BSD 3-clause; never vendored): give its folder with
+``--strangefish PATH`` or ``STRANGEFISH2_PATH``. It writes logs under ``game_logs/`` beside
+itself and reads its optional caches from the working directory, so the script copies it into
+a temporary folder and runs it from there (the original may be read-only).
+
+Each bot plays in its own process (`blindchess.arbiter.isolation`) and, unless ``--no-ponder``,
+thinks on the other's turn (`blindchess.arbiter.pondering`): the flagship by its own
+``ponder``, StrangeFish2 by calling its ``while_we_wait`` (the work its tournament client did
+between turns) until its turn comes. One call of ``while_we_wait`` runs for about 2 s, so
+StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own clock. Its
+Stockfish gets one thread (it asks for three), as the flagship's does, and its `random.sample`
+of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
+
+Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
+``--out``; each game's result and both bots' clock use are printed, then the flagship's score
+with its 95% interval (Wilson, `blindchess.tournament.stats`)::
+
+    STRANGEFISH2_PATH=../shared/opponents/strangefish2 python experiments/spar_strangefish.py --games 20 --clock 300+5
+    python experiments/spar_strangefish.py --strangefish ../shared/opponents/strangefish2 --games 1 --clock 60+1 --full-turn-limit 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from blindchess.arbiter import Player
+from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter
+from blindchess.arbiter.results import describe_result, unique_history_path
+from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.types import WinReason
+from blindchess.bots.random_bot import SeedLike
+from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
+from blindchess.tournament.config import parse_settings
+from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
+from blindchess.tournament.stats import MatchScore, wilson_interval
+from blindchess.tournament.task import play_game
+
+PATH_ENV_VAR = "STRANGEFISH2_PATH"
+"""The environment variable naming StrangeFish2's folder (the one holding ``strangefish/``)."""
+
+
+class StrangeFish2(ReconchessPlayerAdapter):
+    """StrangeFish2 from its copy at `path`, as our `Player`, pondering by ``while_we_wait``.
+
+    Built inside its own process (the arbiter's isolation): it changes that process's working
+    directory to `path`, where its logs and optional caches live.
+
+    Args:
+        rng: seeds Python's `random` module, which StrangeFish2 draws from.
+        path: the copy of StrangeFish2's folder to run (writable).
+    """
+
+    def __init__(self, rng: SeedLike = None, path: str = "") -> None:
+        if not (Path(path) / "strangefish").is_dir():
+            raise ValueError(f"no StrangeFish2 at {path!r} (expected a folder holding strangefish/)")
+        os.chdir(path)
+        sys.path.insert(0, path)
+        os.environ.setdefault(STOCKFISH_ENV_VAR, find_stockfish())
+        random.seed(None if rng is None else int(np.random.default_rng(rng).integers(2**63)))
+        strategy: Any = importlib.import_module("strangefish.strangefish_strategy")  # found only at run time: no stubs
+        stockfish: Any = importlib.import_module("strangefish.utilities.stockfish")
+        strategy.random = SetSampling()
+
+        create_engine = stockfish.create_engine
+
+        def one_thread_engine() -> Any:
+            engine = create_engine()
+            engine.configure({"Threads": 1})
+            return engine
+
+        stockfish.create_engine = one_thread_engine
+        super().__init__(strategy.StrangeFish2(game_id=f"spar-{os.getpid()}", rc_disable_pbar=True))
+
+    def ponder(self, stop: threading.Event) -> None:
+        """Its own thinking on the opponent's turn, until the arbiter says the turn has come."""
+        while not stop.is_set():
+            self.player.while_we_wait()
+
+
+class SetSampling:
+    """Python's `random` module, with ``sample`` taking a set as Python 3.10 did (as a tuple).
+
+    StrangeFish2 samples its board set, a `set`, with `random.sample`; Python 3.11 refuses a set
+    there (`TypeError`), which made it lose every game by a fault the first time it sensed by
+    expected set size (a large set, or under 90 s on its clock). Its own module is given this
+    stand-in; it draws from the same seeded generator.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(random, name)
+
+    @staticmethod
+    def sample(population: Any, k: int, **options: Any) -> list[Any]:
+        if isinstance(population, (set, frozenset)):
+            population = tuple(population)
+        return random.sample(population, k, **options)
+
+
+def get_player() -> type[Player]:
+    """StrangeFish2's class (`load_player` calls this; the path comes as its ``path`` setting)."""
+    return StrangeFish2
+
+
+def copy_of(source: Path, into: Path) -> Path:
+    """A writable copy of StrangeFish2's folder `source` inside `into` (its logs are left out)."""
+    if not (source / "strangefish").is_dir():
+        raise SystemExit(f"spar_strangefish: no StrangeFish2 at {source} (expected a folder holding strangefish/)")
+    copy = into / "strangefish2"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("game_logs", "__pycache__"))
+    for folder, _, files in os.walk(copy):
+        for name in [folder, *(os.path.join(folder, file) for file in files)]:
+            os.chmod(name, os.stat(name).st_mode | stat.S_IWUSR)
+    return copy
+
+
+def arguments(argv: Optional[list[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--strangefish", default=os.environ.get(PATH_ENV_VAR), help=f"StrangeFish2's folder (default ${PATH_ENV_VAR})")
+    parser.add_argument("--games", type=int, default=2, help="games, colours alternating (default 2)")
+    parser.add_argument("--clock", type=TimeControl.parse, default=TimeControl(900.0, 5.0), help="each clock (default 900+5)")
+    parser.add_argument("--full-turn-limit", type=int, help="end a game as a draw after this many full turns (default none)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of game k's seeds (default 0)")
+    parser.add_argument("--settings", default="", help="the flagship's settings: 'preset = \"fast\"' (docs/moving.md)")
+    parser.add_argument("--no-ponder", action="store_true", help="neither bot thinks on the other's turn")
+    parser.add_argument("--out", type=Path, default=Path("games/strangefish2"), help="histories go here (default games/strangefish2)")
+    args = parser.parse_args(argv)
+    if not args.strangefish:
+        parser.error(f"give StrangeFish2's folder: --strangefish PATH or ${PATH_ENV_VAR}")
+    return args
+
+
+def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
+    """Play the games; per game, whether the flagship was White, and the result."""
+    ponder = not args.no_ponder
+    flagship = BotSpec("flagship", "flagship", parse_settings(args.settings, "--settings"), isolate=True, ponder=ponder)
+    champion = BotSpec("StrangeFish2", "blindchess.experiments.spar_strangefish", {"path": str(copy)}, isolate=True, ponder=ponder)
+    args.out.mkdir(parents=True, exist_ok=True)
+    played: list[tuple[bool, GameResult]] = []
+    for game in range(args.games):
+        white, black = (flagship, champion) if game % 2 == 0 else (champion, flagship)
+        spec = GameSpec(
+            f"spar#{game}", white, black, white_seed=args.seed * 1000 + 2 * game, black_seed=args.seed * 1000 + 2 * game + 1,
+            seconds=args.clock.seconds, increment=args.clock.increment, full_turn_limit=args.full_turn_limit,
+        )  # fmt: skip
+        result = play_game(spec)
+        played.append((game % 2 == 0, result))
+        label = f"game {game + 1}/{args.games}: {white.label} (white) vs {black.label} (black)"
+        if not result.ok or result.history is None:
+            print(f"{label}: ERROR {result.error}", flush=True)
+            continue
+        path = unique_history_path(args.out, f"game-{game + 1:03d}-{white.label}-vs-{black.label}")
+        path.write_text(result.history)
+        reason = None if result.reason is None else WinReason[result.reason]
+        shares = " / ".join("-" if share is None else f"{share:.0%}" for share in result.clock_share)
+        print(
+            f"{label}: {describe_result(result.winner, reason, white.label, black.label)} after {result.turns} turns,"
+            f" {result.seconds:.0f} s; clock used (white / black) {shares} -> {path}",
+            flush=True,
+        )
+        for fault in result.faults:
+            print(f"    fault: {fault}", flush=True)
+    return played
+
+
+def summary(played: list[tuple[bool, GameResult]]) -> str:
+    """The flagship's score over the games with a result, with its 95% interval."""
+    scores = [result.white_score() if white else 1.0 - result.white_score() for white, result in played if result.ok]
+    if not scores:
+        return "no game finished"
+    score = MatchScore(wins=scores.count(1.0), draws=scores.count(0.5), losses=scores.count(0.0))
+    low, high = wilson_interval(score.points, score.games)
+    return (
+        f"flagship vs StrangeFish2: {score.wins} - {score.losses} - {score.draws} (wins - losses - draws),"
+        f" score {score.fraction:.3f} (95% interval {low:.3f}-{high:.3f}) over {score.games} games"
+    )
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = arguments(argv)
+    with tempfile.TemporaryDirectory(prefix="strangefish2-") as folder:
+        copy = copy_of(Path(args.strangefish).resolve(), Path(folder))
+        played = spar(args, copy)
+    print(summary(played))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
