@@ -47,10 +47,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from blindchess.arbiter.faults import BotFault
 from blindchess.arbiter.game import IllegalActionError, LocalGame
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import Observation
-from blindchess.arbiter.play import BotFault, Referee, play_turn
+from blindchess.arbiter.play import Referee, play_turn
 from blindchess.arbiter.player import Player
 from blindchess.arbiter.ruleset import Rules
 from blindchess.arbiter.types import Color, WinReason

@@ -29,7 +29,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import rules
-from blindchess.arbiter.fastrevise import request_outcome
+from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
 from blindchess.arbiter.rules import RequestOutcome

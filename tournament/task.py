@@ -43,7 +43,6 @@ from blindchess.arbiter.isolation import (
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
-from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
 
@@ -220,11 +219,14 @@ def failures(player: Player, color: bool) -> tuple[str, ...]:
 
     A `BeliefBot` survives a planner or selector that raises (no sense, or a pass), which would
     otherwise hide a broken bot behind ordinary-looking losses. A bot in its own process keeps
-    its counts there: its log (at ERROR) is all that shows them.
+    its counts there: its log (at ERROR) is all that shows them. Any bot with a
+    ``failure_report()`` is asked, so that building the match's parser (``--help``) does not
+    import the belief bot and the numba kernels beneath it.
     """
-    if not isinstance(player, BeliefBot):
+    report: Callable[[], tuple[str, ...]] | None = getattr(player, "failure_report", None)
+    if report is None:
         return ()
-    return tuple(f"{type(player).__name__} ({chess.COLOR_NAMES[color]}) {line}" for line in player.failure_report())
+    return tuple(f"{type(player).__name__} ({chess.COLOR_NAMES[color]}) {line}" for line in report())
 
 
 def clock_share(game: LocalGame[Any], color: bool, turns: int) -> float | None:

@@ -121,6 +121,6 @@ def test_a_tournament_refuses_an_unknown_setting_before_any_game() -> None:
 
 def test_the_documented_defaults_are_the_flagships() -> None:
     """docs/moving.md prints `FlagshipConfig`'s defaults as TOML: adding or changing a field updates the page."""
-    page = (Path(__file__).resolve().parents[2] / "docs" / "moving.md").read_text()
+    page = (Path(__file__).resolve().parents[3] / "docs" / "moving.md").read_text()
     (block,) = re.findall(r"^```toml\n(.*?)^```", page, re.S | re.M)
     assert block == to_toml(FlagshipConfig())
