@@ -125,10 +125,12 @@ def confine(parent_pid: int, keep: Collection[int]) -> str:
         if parent:
             _close_all_except({2, status_w})
             _reap(parent, status_w)
+        parent = os.getpid()
         bot = os.fork()  # the bot's parent: an ordinary process, so that killing it ends the game (the init would ignore it)
         if bot:
             _close_all_except({2, status_w})
             _report(bot, status_w)
+        die_with_parent(parent)  # at once, not when the init has ended the namespace: the bot answers no more
     os.setsid()  # its own session and process group: a Ctrl-C or kill(0) from it reaches only its own
     _close_all_except({0, 1, 2, *keep})
     return level
