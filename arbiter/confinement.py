@@ -121,12 +121,13 @@ def confine(parent_pid: int, keep: Collection[int]) -> str:
     level = SESSION
     if pid_namespace:  # this process is the namespace's init: it forks the bot's parent and reaps
         level = NAMESPACES if _unshare_user() else PID_NAMESPACE
-        parent = os.fork()
-        if parent:
+        bots_parent = os.fork()
+        if bots_parent:
             _close_all_except({2, status_w})
-            _reap(parent, status_w)
+            _reap(bots_parent, status_w)
+        # this process is the bot's parent: an ordinary one, so that killing it ends the game (the init would ignore it)
         parent = os.getpid()
-        bot = os.fork()  # the bot's parent: an ordinary process, so that killing it ends the game (the init would ignore it)
+        bot = os.fork()
         if bot:
             _close_all_except({2, status_w})
             _report(bot, status_w)
