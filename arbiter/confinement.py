@@ -1,15 +1,17 @@
 """Confining an isolated bot's process: its own PID and user namespaces, no inherited descriptors, no survivors.
 
 `confine` runs in the process the arbiter forked for a bot, before any bot code, and leaves
-three processes (Linux, where the kernel lets us create namespaces)::
+four processes (Linux, where the kernel lets us create namespaces)::
 
-    arbiter ── supervisor ── init (PID 1 of a new PID namespace) ── bot (PID 2, its own user namespace)
+    arbiter ── supervisor ── init (PID 1 of a new PID namespace) ── parent (PID 2) ── bot (PID 3)
+                             (the init, the parent and the bot in their own user namespace)
 
 * **The bot cannot signal the arbiter, its opponent or anything else outside.** A process
-  in a PID namespace can name only the processes inside it: ``os.getppid()`` is the
-  namespace's init, and ``kill(-1)``, ``kill(0)`` and every PID reach only the bot's own
-  processes. The init ignores signals sent from inside (the kernel protects a namespace's
-  init), so killing "its parent" does nothing.
+  in a PID namespace can name only the processes inside it: ``kill(-1)``, ``kill(0)`` and
+  every PID reach only the bot's own processes. The init ignores signals sent from inside
+  (the kernel protects a namespace's init), so the bot's parent is an ordinary process
+  between the two: killing it (``os.kill(os.getppid(), SIGKILL)``) ends the namespace, and
+  the supervisor exits with `PARENT_KILLED_EXIT` plus the signal, which the arbiter names.
 * **It cannot trace or write into the arbiter or the supervisor.** The init moves into a new
   user namespace before it forks the bot; the bot holds capabilities there and none outside,
   so ``/proc/<pid>/mem`` of a process outside (which needs no PID from its namespace),
@@ -19,7 +21,9 @@ three processes (Linux, where the kernel lets us create namespaces)::
 * **Every process the bot starts ends with its game.** When the init dies the kernel kills
   every process left in the namespace, double-forked daemons included. The supervisor
   kills the init when the arbiter asks (SIGTERM) or dies (``PR_SET_PDEATHSIG``); the init dies
-  with the supervisor, and both with the arbiter.
+  with the supervisor, and both with the arbiter. Asked, it first counts the processes the
+  init adopted (a daemon that left the bot's tree) and exits with `STRAYS_EXIT` plus that
+  count, so that the arbiter records the bot's fault.
 * **It holds nothing of the arbiter's.** Every descriptor but its pipe and stdin/out/err is
   closed (the opponent's pipe, a results database the arbiter has open).
 
@@ -60,6 +64,11 @@ PID_NAMESPACE = "pid namespace"
 """The bot has its own PID namespace only (a root arbiter where user namespaces are refused)."""
 SESSION = "session"
 """The bot only has its own session and process group (no namespace could be created)."""
+
+PARENT_KILLED_EXIT = 192
+"""The supervisor's exit code, plus the signal's number, when the bot's parent process was killed (by the bot)."""
+STRAYS_EXIT = 64
+"""The supervisor's exit code when the arbiter stops it, plus how many processes the bot left running (`_strays`, at most 63)."""
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
@@ -110,12 +119,19 @@ def confine(parent_pid: int, keep: Collection[int]) -> str:
     _close_all_except({0, 1, 2, status_w, lifeline_r, *keep})
     _die_with_supervisor(lifeline_r)
     level = SESSION
-    if pid_namespace:  # this process is the namespace's init: it forks the bot and reaps
+    if pid_namespace:  # this process is the namespace's init: it forks the bot's parent and reaps
         level = NAMESPACES if _unshare_user() else PID_NAMESPACE
+        bots_parent = os.fork()
+        if bots_parent:
+            _close_all_except({2, status_w})
+            _reap(bots_parent, status_w)
+        # this process is the bot's parent: an ordinary one, so that killing it ends the game (the init would ignore it)
+        parent = os.getpid()
         bot = os.fork()
         if bot:
             _close_all_except({2, status_w})
-            _reap(bot, status_w)
+            _report(bot, status_w)
+        die_with_parent(parent)  # at once, not when the init has ended the namespace: the bot answers no more
     os.setsid()  # its own session and process group: a Ctrl-C or kill(0) from it reaches only its own
     _close_all_except({0, 1, 2, *keep})
     return level
@@ -182,15 +198,18 @@ def _supervise(child: int, status_r: int, namespaced: bool) -> NoReturn:
     """
 
     def stop(signum: int, frame: Any) -> None:
+        strays = _strays(child) if namespaced else 0
         for kill in (os.kill, os.killpg):
             with contextlib.suppress(OSError):
                 kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
-        os._exit(128 + signal.SIGTERM)
+        os._exit(STRAYS_EXIT + min(strays, 63) if strays else 128 + signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, stop)
     _, status = os.waitpid(child, 0)
     reported = os.read(status_r, 32) if namespaced else b""
+    if reported[:1] == b"p" and reported[1:].isdigit():
+        os._exit(PARENT_KILLED_EXIT + min(int(reported[1:]), 63))
     if reported.isdigit():
         status = int(reported)
     if not namespaced:
@@ -199,13 +218,39 @@ def _supervise(child: int, status_r: int, namespaced: bool) -> NoReturn:
     _exit_as(status)
 
 
-def _reap(bot: int, status_w: int) -> NoReturn:
-    """The namespace's init: reap every orphan until the bot ends, report its status, and end (killing the rest)."""
+def _strays(init: int) -> int:
+    """How many processes the namespace's `init` has adopted: what the bot left running outside its own tree.
+
+    Its children are the bot's parent and every orphan (a double-forked daemon); the bot's own
+    children (a chess engine, a worker pool) are the bot's and are not counted. 0 where the
+    kernel does not list children (``/proc/<pid>/task/<tid>/children``).
+    """
+    try:
+        with open(f"/proc/{init}/task/{init}/children") as file:
+            return max(len(file.read().split()) - 1, 0)
+    except OSError:
+        return 0
+
+
+def _reap(parent: int, status_w: int) -> NoReturn:
+    """The namespace's init: reap every orphan until the bot's parent ends, and end (killing the rest).
+
+    The parent reports the bot's status itself (`_report`); killed before it could, the init
+    reports ``p<signal>`` instead, which the supervisor turns into `PARENT_KILLED_EXIT`.
+    """
     while True:
         pid, status = os.wait()
-        if pid == bot:
-            os.write(status_w, str(status).encode())
+        if pid == parent:
+            if os.WIFSIGNALED(status):
+                os.write(status_w, f"p{os.WTERMSIG(status)}".encode())
             os._exit(0)
+
+
+def _report(bot: int, status_w: int) -> NoReturn:
+    """The bot's parent: wait for the bot and report its wait status to the supervisor."""
+    _, status = os.waitpid(bot, 0)
+    os.write(status_w, str(status).encode())
+    os._exit(0)
 
 
 def _exit_as(status: int) -> NoReturn:

@@ -11,6 +11,9 @@ What the bot did                               What the arbiter sees
 =============================================  ===========================================
 raised an exception                            `IsolatedBotError` with the bot's traceback
 ``os._exit``, a segfault, ``SIGKILL``          `BotProcessDied` naming the exit code/signal
+killed its parent process                      `BotProcessDied`: "its parent process was killed"
+left a process running after its game          `BotLeftProcesses` from ``handle_game_end``
+(a double-forked daemon)                       (killed with its game; the result stands)
 allocated past its memory limit                ``MemoryError`` in the bot (`IsolatedBotError`),
                                                or the process dies (`BotProcessDied`)
 overran its clock                              `BotDeadlineExceeded` from the watchdog, as
@@ -74,7 +77,7 @@ from .bot_wire import (
 from .bot_wire import (
     IsolatedBotError as IsolatedBotError,  # re-exported: callers catch it from here
 )
-from .confinement import NAMESPACES, confine
+from .confinement import NAMESPACES, PARENT_KILLED_EXIT, STRAYS_EXIT, confine
 from .history import GameHistory
 from .player import Player, stand_in_class
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
@@ -99,18 +102,28 @@ CALLBACKS = (
 
 
 class BotProcessDied(BlindchessError):
-    """An isolated bot's process ended without answering (``os._exit``, a signal, the memory limit)."""
+    """An isolated bot's process ended without answering (``os._exit``, a signal, the memory limit, its parent killed)."""
+
+
+class BotLeftProcesses(BlindchessError):
+    """An isolated bot left processes running after its game (a double-forked daemon); they were killed with it."""
 
 
 def _describe_exit(code: Optional[int]) -> str:
     if code is None:
         return "its process stopped answering"
     if code < 0:
-        try:
-            return f"its process was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"its process was killed by signal {-code}"
+        return f"its process was killed by {_signal_name(-code)}"
+    if code > PARENT_KILLED_EXIT:  # a bot may exit with such a code itself: its fault either way
+        return f"its process ended: its parent process was killed ({_signal_name(code - PARENT_KILLED_EXIT)})"
     return f"its process exited with code {code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _describe(error: BaseException) -> str:
@@ -228,6 +241,7 @@ class IsolatedPlayer(Player):
 
         SIGTERM asks the bot's supervisor to kill the bot's namespace (see
         :mod:`blindchess.arbiter.confinement`); SIGKILL follows if it has not ended in a second.
+        The supervisor's exit code then tells how many processes the bot left running.
         """
         if self._process.is_alive() and self._process.pid is not None:
             with contextlib.suppress(OSError):
@@ -265,6 +279,10 @@ class IsolatedPlayer(Player):
             self._call("handle_game_end", (winner_color, win_reason, game_history.to_json()))
         finally:
             self.close()
+        code = self._process.exitcode
+        if code is not None and STRAYS_EXIT < code < STRAYS_EXIT + 64:  # the supervisor counted them (see `close`)
+            count = code - STRAYS_EXIT
+            raise BotLeftProcesses(f"it left {count} process{'es' * (count > 1)} running after its game (killed)")
 
 
 def isolated_player(
