@@ -187,11 +187,13 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         game, codec = self.game, self.codec
         if phase == SENSE:
             legal = self._sense_legal  # a game's sense actions never change (LocalGame lists them once)
-            self._moves: dict[int, chess.Move] = {}
         else:
             move_actions = game.move_actions()
             assert move_actions is not None, "a phase begins only while the game runs"
-            legal, self._moves = codec.move_indices(move_actions)
+            numbers = codec.move_numbers(move_actions)
+            self._move_actions: list[chess.Move] = move_actions  # step finds its move by list.index, in C
+            self._move_numbers: list[int] = numbers
+            legal = np.array([*numbers, codec.none], dtype=np.int64)
         self._mask[self._legal] = 0
         self._mask[legal] = 1
         self._legal = legal
@@ -229,7 +231,7 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             game.sense(self.codec.sense_of(index))
             self._begin_phase(MOVE)
             return
-        game.move(self._moves.get(index))
+        game.move(None if index == self.codec.none else self._move_actions[self._move_numbers.index(index)])
         game.end_turn()
         self._end_of_turn()
 

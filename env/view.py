@@ -30,7 +30,8 @@ class FrameWindow:
     def __init__(self, encode: bool = True) -> None:
         self.encode = encode
         self.encoder = StreamEncoder()
-        self._frames = np.zeros(OBSERVATION_SHAPE, dtype=np.uint8)
+        zeros = np.zeros(FRAME_SIZE, dtype=np.uint8)
+        self._pair = (zeros, zeros)  # (earlier, latest): the encoder's own frames, never written, so shared
 
     def push(self, event: Observation) -> None:
         """Fold `event` in; its frame (``GameEnded`` has none) becomes the latest."""
@@ -38,10 +39,8 @@ class FrameWindow:
             return
         frame = self.encoder.push(event)
         if frame is not None:
-            self._frames[0] = self._frames[1]
-            self._frames[1] = frame
+            self._pair = (self._pair[1], frame)
 
     def frames(self) -> np.ndarray:
-        """A copy of (earlier frame, latest frame)."""
-        frames: np.ndarray = self._frames.copy()
-        return frames
+        """A new array of (earlier frame, latest frame)."""
+        return np.concatenate(self._pair).reshape(OBSERVATION_SHAPE)
