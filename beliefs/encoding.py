@@ -59,7 +59,8 @@ Example:
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from collections.abc import Sequence
+from typing import NamedTuple, Optional
 
 import chess
 import numpy as np
@@ -102,6 +103,19 @@ def relative_square(square: chess.Square, color: chess.Color) -> int:
     True
     """
     return square if color == chess.WHITE else square ^ 56
+
+
+class FrameParts(NamedTuple):
+    """One frame before it is made (`frames_of`): its 20 bitboards (planes 0..12 and 14..20, see `_BIT`),
+    its age plane (64 bytes) and its scalars (`N_SCALARS` bytes)."""
+
+    boards: tuple[int, ...]
+    age: bytes
+    scalars: bytes
+
+
+ZERO_PARTS = FrameParts((0,) * (N_PLANES - 1), bytes(64), bytes(N_SCALARS))
+"""The parts of an all-zero frame (what a window shows before any event)."""
 
 
 class StreamEncoder:
@@ -153,6 +167,15 @@ class StreamEncoder:
 
     def push(self, event: Observation) -> Optional[np.ndarray]:
         """Fold `event` in and return its frame (shape ``(FRAME_SIZE,)`` uint8), or None for `GameEnded`."""
+        parts = self.fold(event)
+        return None if parts is None else frames_of((parts,))[0]
+
+    def fold(self, event: Observation) -> Optional[FrameParts]:
+        """Fold `event` in and return its frame as `FrameParts` (`frames_of` makes frames of them), None for `GameEnded`.
+
+        For a caller that keeps frames to read later, or never (the learning environment): making the
+        frames of several events in one `frames_of` call costs little more than making one.
+        """
         if isinstance(event, GameEnded):
             _ = self.color  # raises before GameStarted
             return None
@@ -168,7 +191,11 @@ class StreamEncoder:
             self._sensed(event, events, scalars)
         else:
             self._moved(event, events, scalars)
-        return self._frame(event, events, scalars)
+        scalars[_EVENT_TYPES.index(type(event))] = 1
+        scalars[4] = self.color == chess.WHITE
+        scalars[5] = min(self._turn, 255)
+        scalars[6] = min(self._captures, 16)
+        return FrameParts((*self._own, *self._seen, self._empty, *events), bytes(self._age), bytes(scalars))
 
     def _start(self, event: GameStarted) -> None:
         self._color, self._turn, self._captures = event.color, 0, 0
@@ -263,16 +290,6 @@ class StreamEncoder:
             own[piece_type - 1] |= bit
         self._own = own
 
-    def _frame(self, event: Observation, events: list[int], scalars: list[int]) -> np.ndarray:
-        """The frame: the memory and event bitboards unpacked at once, then spliced with the age plane and the scalars."""
-        bits = _bits(*self._own, *self._seen, self._empty, *events).tobytes()  # planes 0..12 and 14..20
-        scalars[_EVENT_TYPES.index(type(event))] = 1
-        scalars[4] = self.color == chess.WHITE
-        scalars[5] = min(self._turn, 255)
-        scalars[6] = min(self._captures, 16)
-        split = _AGE * 64
-        return np.frombuffer(bytearray(bits[:split] + self._age + bits[split:] + bytes(scalars)), dtype=np.uint8)
-
     def own_types(self) -> np.ndarray:
         """Shape (64,) int8, relative squares: our piece type on each square now (0 for none)."""
         return _types_of(self._own)
@@ -290,6 +307,18 @@ class StreamEncoder:
         fresh = np.frombuffer(self._age, dtype=np.uint8) == 0
         known = np.where(fresh & (_types_of(self._own) == 0), seen, -1).astype(np.int8)
         return known
+
+
+def frames_of(parts: Sequence[FrameParts]) -> np.ndarray:
+    """The frames of `parts`, shape ``(len(parts), FRAME_SIZE)`` uint8: every bitboard unpacked in one numpy
+    call, then each frame's planes spliced with its age plane and scalars."""
+    bits = _bits(*(board for part in parts for board in part.boards)).tobytes()  # per frame: planes 0..12, 14..20
+    split, size = _AGE * 64, (N_PLANES - 1) * 64
+    pieces: list[bytes] = []
+    for index, part in enumerate(parts):
+        start = index * size
+        pieces += (bits[start : start + split], part.age, bits[start + split : start + size], part.scalars)
+    return np.frombuffer(bytearray(b"".join(pieces)), dtype=np.uint8).reshape(len(parts), FRAME_SIZE)
 
 
 def _bits(*boards: int) -> np.ndarray:
