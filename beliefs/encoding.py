@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from itertools import chain
 from typing import NamedTuple, Optional
 
 import chess
@@ -312,7 +313,7 @@ class StreamEncoder:
 def frames_of(parts: Sequence[FrameParts]) -> np.ndarray:
     """The frames of `parts`, shape ``(len(parts), FRAME_SIZE)`` uint8: every bitboard unpacked in one numpy
     call, then each frame's planes spliced with its age plane and scalars."""
-    bits = _bits(*(board for part in parts for board in part.boards)).tobytes()  # per frame: planes 0..12, 14..20
+    bits = _bits(*chain.from_iterable([part.boards for part in parts])).tobytes()  # per frame: planes 0..12, 14..20
     split, size = _AGE * 64, (N_PLANES - 1) * 64
     pieces: list[bytes] = []
     for index, part in enumerate(parts):
