@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
 from blindchess.beliefs.encoding import (
     FRAME_SCALE,
@@ -90,7 +90,7 @@ def test_frames_are_those_of_encoding_version_1() -> None:
 
 def test_frames_of_several_parts_equal_the_frames_one_by_one() -> None:
     encoder = StreamEncoder()
-    events = [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(chess.E2, ())]
+    events: list[Observation] = [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(chess.E2, ())]
     parts = [encoder.fold(event) for event in events]
     one_by_one = [frames_of([part]) for part in parts if part is not None]
     np.testing.assert_array_equal(frames_of([part for part in parts if part is not None]), np.concatenate(one_by_one))
