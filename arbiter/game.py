@@ -409,3 +409,12 @@ class LocalGame(Game, Generic[BoardT]):
 
     def get_game_history(self) -> Optional[GameHistory]:
         return self._history if self.is_over() else None
+
+    def history_so_far(self) -> GameHistory:
+        """The record of the game so far, over or not (the live object: it grows as the game goes on).
+
+        For the learning environment, which drives the game itself and hands its record out at any
+        step (`blindchess.env`); players get the history only at the end, through `get_game_history`,
+        as in reconchess.
+        """
+        return self._history
