@@ -135,6 +135,7 @@ class StreamEncoder:
 
     def __init__(self) -> None:
         self._color: Optional[chess.Color] = None
+        self._flip = 0  # relative_square as an xor: 0 for White, 56 for Black
         self._own = [0] * 6  # own pieces by type (pawn .. king)
         self._seen = [0] * 6  # opponent pieces by type, as last seen
         self._empty = 0  # last seen without an opponent piece
@@ -144,7 +145,7 @@ class StreamEncoder:
 
     def copy(self) -> StreamEncoder:
         other = StreamEncoder()
-        other._color, other._turn, other._captures = self._color, self._turn, self._captures
+        other._color, other._flip, other._turn, other._captures = self._color, self._flip, self._turn, self._captures
         other._own, other._seen, other._empty, other._age = self._own.copy(), self._seen.copy(), self._empty, self._age.copy()
         return other
 
@@ -155,7 +156,8 @@ class StreamEncoder:
         return self._color
 
     def _sq(self, square: chess.Square) -> int:
-        return relative_square(square, self.color)
+        """`relative_square` of the encoder's colour (unchecked: `fold` checks GameStarted came first)."""
+        return square ^ self._flip
 
     def _forget(self, bit: int) -> None:
         """The square of `bit` loses its last-seen content."""
@@ -183,6 +185,8 @@ class StreamEncoder:
             return None
         if not isinstance(event, _EVENT_TYPES):
             raise UnexpectedObservationError(f"not an observation event: {event!r}")
+        if not isinstance(event, GameStarted):
+            _ = self.color  # raises before GameStarted
         events = [0] * (N_PLANES - _WINDOW)  # this event's planes 14..20, as bitboards
         scalars = [0] * N_SCALARS
         if isinstance(event, GameStarted):
@@ -194,13 +198,14 @@ class StreamEncoder:
         else:
             self._moved(event, events, scalars)
         scalars[_EVENT_TYPES.index(type(event))] = 1
-        scalars[4] = self.color == chess.WHITE
-        scalars[5] = min(self._turn, 255)
-        scalars[6] = min(self._captures, 16)
+        scalars[4] = self._color == chess.WHITE
+        scalars[5] = self._turn if self._turn < 255 else 255
+        scalars[6] = self._captures if self._captures < 16 else 16
         return FrameParts((*self._own, *self._seen, self._empty, *events), bytes(self._age), bytes(scalars))
 
     def _start(self, event: GameStarted) -> None:
         self._color, self._turn, self._captures = event.color, 0, 0
+        self._flip = 0 if event.color == chess.WHITE else 56
         self._own, self._seen, self._empty = [0] * 6, [0] * 6, 0
         self._age = bytearray([NEVER_SEEN]) * 64
         board = event.starting_board()
@@ -216,7 +221,6 @@ class StreamEncoder:
         return 0
 
     def _opponent_moved(self, event: OpponentMoved, events: list[int]) -> None:
-        _ = self.color  # raises before GameStarted
         captured = event.capture_square
         square = None if captured is None else self._sq(captured)
         if captured is not None and square is not None and not self._own_type(_BIT[square]):
@@ -230,8 +234,7 @@ class StreamEncoder:
             events[_LOST - _WINDOW] = bit
 
     def _sensed(self, event: SenseResult, events: list[int], scalars: list[int]) -> None:
-        color = self.color
-        flip = 0 if color == chess.WHITE else 56  # relative_square, inlined: a window has nine squares
+        color, flip = self._color, self._flip  # _sq, inlined: a window has nine squares
         if event.square is None:
             scalars[8] = 1
         age = self._age
