@@ -84,6 +84,7 @@ _OWN, _SEEN_OPP, _SEEN_EMPTY, _AGE, _WINDOW, _LOST, _REQ_FROM, _REQ_TO, _TAKEN_F
     0, 6, 12, 13, 14, 15, 16, 17, 18, 19, 20,
 )  # fmt: skip
 _EVENT_TYPES = (GameStarted, OpponentMoved, SenseResult, MoveResult)
+_KIND_OF = {event_type: kind for kind, event_type in enumerate(_EVENT_TYPES)}
 _PIECE_TYPES = np.arange(1, 7, dtype=np.int8)[:, None]
 _BIT = tuple(1 << (square ^ (7 if sys.byteorder == "little" else 63)) for square in range(64))
 """The bit of each (relative) square in the encoder's bitboards: laid out so that numpy's fastest unpacking
@@ -183,21 +184,23 @@ class StreamEncoder:
         if isinstance(event, GameEnded):
             _ = self.color  # raises before GameStarted
             return None
-        if not isinstance(event, _EVENT_TYPES):
+        kind = _KIND_OF.get(type(event))  # scalars 0-3: which event
+        if kind is None:
             raise UnexpectedObservationError(f"not an observation event: {event!r}")
-        if not isinstance(event, GameStarted):
+        if kind:
             _ = self.color  # raises before GameStarted
         events = [0] * (N_PLANES - _WINDOW)  # this event's planes 14..20, as bitboards
         scalars = [0] * N_SCALARS
-        if isinstance(event, GameStarted):
-            self._start(event)
+        scalars[kind] = 1
+        if isinstance(event, SenseResult):
+            self._sensed(event, events, scalars)
+        elif isinstance(event, MoveResult):
+            self._moved(event, events, scalars)
         elif isinstance(event, OpponentMoved):
             self._opponent_moved(event, events)
-        elif isinstance(event, SenseResult):
-            self._sensed(event, events, scalars)
         else:
-            self._moved(event, events, scalars)
-        scalars[_EVENT_TYPES.index(type(event))] = 1
+            assert isinstance(event, GameStarted), "_KIND_OF has four types"
+            self._start(event)
         scalars[4] = self._color == chess.WHITE
         scalars[5] = self._turn if self._turn < 255 else 255
         scalars[6] = self._captures if self._captures < 16 else 16
