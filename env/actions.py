@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Optional
 
 import chess
@@ -40,7 +39,6 @@ import numpy as np
 from blindchess.arbiter.types import Square
 
 _PROMOTION_KINDS = {None: 0, chess.QUEEN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3}
-_FROM, _TO, _PROMOTION = attrgetter("from_square"), attrgetter("to_square"), attrgetter("promotion")
 
 
 class ActionCodec:
@@ -62,10 +60,9 @@ class ActionCodec:
         self._position[list(self.squares)] = np.arange(n)
         self._position_of = {square: int(self._position[square]) for square in self.squares}
         self._sense_cache: dict[tuple[Square, ...], np.ndarray] = {}
-        # move_action's arithmetic split into per-square and per-promotion terms, for the hot path (move_indices)
-        self._rows = n + 1 + np.maximum(self._position, 0) * n
-        self._columns = np.maximum(self._position, 0)
-        self._kind_offsets = {piece: kind * n * n for piece, kind in _PROMOTION_KINDS.items()}
+        self._number_by_id: dict[int, int] = {}  # see move_numbers
+        self._kept: list[chess.Move] = []
+        self._cache_limit = 8 * n * n  # every (from, to, promotion) of the board, and then some
 
     def sense_action(self, square: Optional[Square]) -> int:
         """The action that senses around `square` (None: skip the sense)."""
@@ -98,18 +95,35 @@ class ActionCodec:
             self._sense_cache[key] = indices
         return indices
 
+    def move_numbers(self, move_actions: list[chess.Move]) -> list[int]:
+        """The action number of each move of `move_actions`, in order (unchecked: every move must be on this board).
+
+        The arbiter hands out shared move instances (`FrozenMove`), the same objects turn after turn, so the
+        numbers are cached by object identity: a cached turn is two C-level maps. The cache keeps each move it
+        numbered alive, so an id in it always names that very object (no other can reuse the id meanwhile);
+        it is cleared when it outgrows the board's possible moves (rules that build fresh moves every turn).
+        """
+        numbers = list(map(self._number_by_id.get, map(id, move_actions)))
+        if None in numbers:
+            if len(self._number_by_id) > self._cache_limit:
+                self._number_by_id.clear()
+                self._kept.clear()
+            for position, move in enumerate(move_actions):
+                if numbers[position] is None:
+                    numbers[position] = self._number_by_id[id(move)] = self.move_action(move)
+                    self._kept.append(move)
+        return numbers  # type: ignore[return-value]  # no None left
+
     def move_indices(self, move_actions: list[chess.Move]) -> tuple[np.ndarray, dict[int, chess.Move]]:
         """The actions of a move phase (the move actions, then NONE) and each move action's number -> the move itself.
 
         The table hands the arbiter the very objects of its own `move_actions()` list (it finds those fastest).
         Unchecked: every move must be on this board (the arbiter's lists are).
         """
-        froms = np.fromiter(map(_FROM, move_actions), dtype=np.int64, count=len(move_actions))
-        tos = np.fromiter(map(_TO, move_actions), dtype=np.int64, count=len(move_actions))
-        kinds = np.fromiter(map(self._kind_offsets.__getitem__, map(_PROMOTION, move_actions)), dtype=np.int64, count=len(move_actions))
-        indices = self._rows[froms] + self._columns[tos] + kinds  # per-move work in C: this runs every move step
-        table = dict(zip(indices.tolist(), move_actions, strict=True))
-        return np.append(indices, self.none), table
+        numbers = self.move_numbers(move_actions)
+        table = dict(zip(numbers, move_actions, strict=True))
+        numbers.append(self.none)
+        return np.array(numbers, dtype=np.int64), table
 
     def mask_of(self, indices: np.ndarray) -> np.ndarray:
         """The action mask (int8, shape ``(size,)``) that allows exactly `indices`."""

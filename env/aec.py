@@ -171,8 +171,10 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         sense_actions = self.game.sense_actions()
         assert sense_actions is not None, "a new game runs"
         self._sense_legal = self.codec.sense_indices(sense_actions)
-        self._mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._legal = np.zeros(0, dtype=np.int64)
+        self._sense_mask = self.codec.mask_of(self._sense_legal)
+        self._move_mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._move_legal = self._legal = np.zeros(0, dtype=np.int64)
+        self._mask = self._move_mask  # all zeros until a move phase
         self.agent_selection = "white"
         self._begin_phase(SENSE)
         if self.game.is_over():
@@ -181,21 +183,25 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
     def _begin_phase(self, phase: str) -> None:
         """The agent to act starts `phase`: its legal actions (and, for a move, the move table) from the game's lists.
 
-        The mask array is kept and only the previous phase's entries cleared: an 8x8 mask has 16449 entries
-        and a phase sets a few dozen.
+        A game's sense mask never changes (LocalGame lists the sense actions once), so it is made once per
+        game; the move mask array is kept and only the previous move phase's entries cleared: an 8x8 mask
+        has 16449 entries and a phase sets a few dozen.
         """
         self.phase = phase
         game, codec = self.game, self.codec
         if phase == SENSE:
-            legal = self._sense_legal  # a game's sense actions never change (LocalGame lists them once)
-            self._moves: dict[int, chess.Move] = {}
+            legal, mask = self._sense_legal, self._sense_mask
         else:
             move_actions = game.move_actions()
             assert move_actions is not None, "a phase begins only while the game runs"
-            legal, self._moves = codec.move_indices(move_actions)
-        self._mask[self._legal] = 0
-        self._mask[legal] = 1
-        self._legal = legal
+            numbers = codec.move_numbers(move_actions)
+            self._move_actions: list[chess.Move] = move_actions  # step finds its move by list.index, in C
+            self._move_numbers: list[int] = numbers
+            legal, mask = np.array([*numbers, codec.none], dtype=np.int64), self._move_mask
+            mask[self._move_legal] = 0
+            mask[legal] = 1
+            self._move_legal = legal
+        self._mask, self._legal = mask, legal
         infos = self.infos
         infos[self.agent_selection] = {"phase": phase}
         infos[AGENTS[self.agent_selection == "white"]] = {}
@@ -230,7 +236,7 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             game.sense(self.codec.sense_of(index))
             self._begin_phase(MOVE)
             return
-        game.move(self._moves.get(index))
+        game.move(None if index == self.codec.none else self._move_actions[self._move_numbers.index(index)])
         game.end_turn()
         self._end_of_turn()
 
@@ -261,8 +267,9 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             else:
                 self.terminations[agent] = True
             self.infos[agent] = {"winner": winner, "win_reason": None if reason is None else reason.name}
-        self._mask[self._legal] = 0
-        self._legal = np.zeros(0, dtype=np.int64)
+        self._move_mask[self._move_legal] = 0
+        self._move_legal = self._legal = np.zeros(0, dtype=np.int64)
+        self._mask = self._move_mask
         self._accumulate_rewards()
 
     def play_bot_turn(self, player: Player, referee: Referee) -> Optional[BotFault]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from blindchess.arbiter.observations import Observation
-from blindchess.beliefs.encoding import FRAME_SIZE, StreamEncoder
+from blindchess.beliefs.encoding import FRAME_SIZE, ZERO_PARTS, StreamEncoder, frames_of
 
 N_FRAMES = 2
 OBSERVATION_SHAPE = (N_FRAMES, FRAME_SIZE)
@@ -30,18 +30,16 @@ class FrameWindow:
     def __init__(self, encode: bool = True) -> None:
         self.encode = encode
         self.encoder = StreamEncoder()
-        self._frames = np.zeros(OBSERVATION_SHAPE, dtype=np.uint8)
+        self._pair = (ZERO_PARTS, ZERO_PARTS)  # (earlier, latest), made into frames only when read
 
     def push(self, event: Observation) -> None:
         """Fold `event` in; its frame (``GameEnded`` has none) becomes the latest."""
         if not self.encode:
             return
-        frame = self.encoder.push(event)
-        if frame is not None:
-            self._frames[0] = self._frames[1]
-            self._frames[1] = frame
+        parts = self.encoder.fold(event)
+        if parts is not None:
+            self._pair = (self._pair[1], parts)
 
     def frames(self) -> np.ndarray:
-        """A copy of (earlier frame, latest frame)."""
-        frames: np.ndarray = self._frames.copy()
-        return frames
+        """A new array of (earlier frame, latest frame)."""
+        return frames_of(self._pair)

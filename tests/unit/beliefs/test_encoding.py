@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import chess
@@ -9,14 +10,16 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
 from blindchess.beliefs.encoding import (
     FRAME_SCALE,
     FRAME_SIZE,
     N_PLANES,
     NEVER_SEEN,
+    ZERO_PARTS,
     StreamEncoder,
+    frames_of,
     relative_square,
     relative_targets,
 )
@@ -63,6 +66,35 @@ def test_frames_agree_with_the_true_board(record: dict[str, Any]) -> None:
             assert not (sure & (planes[:6].sum(axis=0) > 0)).any()
             if isinstance(event, SenseResult):
                 assert (sure | (planes[:6].sum(axis=0) > 0))[planes[14].astype(bool)].all()
+
+
+FRAMES_DIGEST = "7e0c4caa474175cd44eae16f6fefaf671ad2ab4821767a24ae20f8f2683c1713"
+"""sha256 of every frame, `own_types` and `known_contents` over RECORDS, as the first (numpy-array) encoder
+of ENCODING_VERSION 1 made them: a faster encoder must make the very same tensors (saved models read them)."""
+
+
+def test_frames_are_those_of_encoding_version_1() -> None:
+    digest = hashlib.sha256()
+    for record in RECORDS:
+        game = observed_game(GameHistory.from_json(record["history"]))
+        for color in (chess.WHITE, chess.BLACK):
+            encoder = StreamEncoder()
+            for event in game.events[color]:
+                frame = encoder.push(event)
+                if frame is not None:
+                    digest.update(frame.tobytes())
+                digest.update(encoder.own_types().tobytes())
+                digest.update(encoder.known_contents().tobytes())
+    assert digest.hexdigest() == FRAMES_DIGEST
+
+
+def test_frames_of_several_parts_equal_the_frames_one_by_one() -> None:
+    encoder = StreamEncoder()
+    events: list[Observation] = [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(chess.E2, ())]
+    parts = [encoder.fold(event) for event in events]
+    one_by_one = [frames_of([part]) for part in parts if part is not None]
+    np.testing.assert_array_equal(frames_of([part for part in parts if part is not None]), np.concatenate(one_by_one))
+    np.testing.assert_array_equal(frames_of([ZERO_PARTS]), np.zeros((1, FRAME_SIZE), dtype=np.uint8))
 
 
 def test_scaled_frames_lie_in_the_unit_interval() -> None:
