@@ -26,7 +26,7 @@ PASSWORDS = {"alice": "Alice-Pass-4711", "bob": "Bob-Pass-0815", "eve": "Eve-Pas
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    # Login throttling is off here (limits far above these tests' wrong guesses); tests/unit/server/test_hardening.py and test_throttle.py test it.
+    # Login throttling is off here (limits far above these tests' wrong guesses); test_hardening and test_throttle test it.
     config = ServerConfig(login_limits=Limits(per_pair=10**6, per_address=10**6))
     with ServerThread(tmp_path_factory.mktemp("security") / "server.sqlite3", config) as running:
         for name, password in PASSWORDS.items():
