@@ -24,7 +24,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "replay",
-        "step through a saved game history (JSON)",
         __doc__,
         "blindchess replay games/FILE.json --all",
     )

@@ -23,17 +23,17 @@ import chess
 from blindchess.arbiter import LocalGame, OpponentMoved, Player
 from blindchess.arbiter.history import GameHistory, HistoryFormatError, Turn
 from blindchess.arbiter.loading import PlayerLoadError
+from blindchess.arguments import add_command
 
 from .registry import BotConstructionError, make_bot, resolve_bot
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "playback",
-        help="re-feed a bot its recorded game (reproduce a crash)",
-        description=__doc__,
-        epilog="example:\n  blindchess playback games/FILE.json random white --seed 1835504127",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        __doc__,
+        "blindchess playback games/FILE.json random white --seed 1835504127",
     )
     parser.add_argument("file", help="a game history JSON file")
     parser.add_argument("bot", help="the bot: short name, module or file")

@@ -32,7 +32,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "posterior",
-        "training data, training and scoring of the neural posterior",
         __doc__,
         "blindchess posterior data --games 24 --seed 1 --out data/posterior",
     )  # fmt: skip

@@ -36,7 +36,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "connect",
-        "connect a bot to a server and play the games it is invited to",
         (
             "Log in to a reconchess-compatible server and play every game the account is invited to"
             " (up to --max-games at once), each with a fresh bot. Each result is printed as it"

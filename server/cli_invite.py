@@ -17,7 +17,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "invite",
-        "challenge a connected player and play the game with a bot",
         (
             "Invite a player connected to a reconchess-compatible server to one game and play our"
             " side with a bot; the result is printed and the history saved in --out."

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def _number(text: str) -> float:
@@ -123,12 +123,40 @@ __all__ = [
 ]  # fmt: skip
 
 
-def add_command(subparsers: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
-    """The parser of subcommand `name`, laid out as every subcommand is: a one-line `summary` for
-    ``blindchess --help``, the `description` on top of its own help, and one `example` command
+class Command(NamedTuple):
+    """A subcommand: the module whose ``add_parser`` builds its parser, and its one-line summary."""
+
+    module: str
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "serve": Command("blindchess.viewer.cli_serve", "run a reconchess-compatible RBC game server"),
+    "view": Command("blindchess.viewer.cli_view", "open replays, beliefs and play against a bot in the browser"),
+    "connect": Command("blindchess.server.cli_connect", "connect a bot to a server and play the games it is invited to"),
+    "invite": Command("blindchess.server.cli_invite", "challenge a connected player and play the game with a bot"),
+    "imcs": Command("blindchess.variants.cli_imcs", "play one Mini-Chess game on an IMCS 2.5 server"),
+    "imcs-serve": Command("blindchess.variants.cli_imcs", "run an IMCS 2.5 protocol server for Mini-Chess"),
+    "simulchess": Command("blindchess.variants.simulchess.cli_simulchess", "play simultaneous-move chess between two bots"),
+    "match": Command("blindchess.tournament.cli_match", "play games between two bots and summarise them"),
+    "tournament": Command("blindchess.tournament.cli_tournament", "play a tournament from a TOML config and rate the players"),
+    "sprt": Command("blindchess.tournament.cli_sprt", "sequential test: play pairs until A is shown better than B or not"),
+    "replay": Command("blindchess.arbiter.cli_replay", "step through a saved game history (JSON)"),
+    "playback": Command("blindchess.bots.cli_playback", "re-feed a bot its recorded game (reproduce a crash)"),
+    "posterior": Command("blindchess.learning.cli_posterior", "training data, training and scoring of the neural posterior"),
+}
+"""Every subcommand, in the order ``blindchess --help`` lists them.
+
+The summaries live here, not in the modules, so that ``blindchess --help`` lists every command
+without importing one (`blindchess.cli` imports only the module of the command being run)."""
+
+
+def add_command(subparsers: Any, name: str, description: str, example: str) -> argparse.ArgumentParser:
+    """The parser of subcommand `name`, laid out as every subcommand is: its summary from `COMMANDS`
+    for ``blindchess --help``, the `description` on top of its own help, and one `example` command
     line at the bottom, printed as written."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        name, help=summary, description=description, epilog=f"example:\n  {example}",
+        name, help=COMMANDS[name].summary, description=description, epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     return parser

@@ -5,8 +5,9 @@ Each subcommand lives beside the code it drives, in a module with two functions:
     def add_parser(subparsers) -> None      # registers the subcommand and its arguments
     def run(args: argparse.Namespace) -> int
 
-and is listed in `COMMAND_MODULES`. Modules are imported only when the command
-line is parsed, so a subcommand's heavy imports never slow down the others.
+and is listed, with its one-line summary, in `blindchess.arguments.COMMANDS`. `main` imports
+only the module of the command it runs (``blindchess --help`` imports none), so a subcommand's
+imports never slow down the others.
 """
 
 from __future__ import annotations
@@ -19,22 +20,11 @@ from collections.abc import Sequence
 from typing import Optional
 
 from blindchess import __version__
+from blindchess.arguments import COMMANDS
 from blindchess.dependencies import MissingDependencyError
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "blindchess.viewer.cli_serve",
-    "blindchess.viewer.cli_view",
-    "blindchess.server.cli_connect",
-    "blindchess.server.cli_invite",
-    "blindchess.variants.cli_imcs",
-    "blindchess.variants.simulchess.cli_simulchess",
-    "blindchess.tournament.cli_match",
-    "blindchess.tournament.cli_tournament",
-    "blindchess.tournament.cli_sprt",
-    "blindchess.arbiter.cli_replay",
-    "blindchess.bots.cli_playback",
-    "blindchess.learning.cli_posterior",
-)
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(command.module for command in COMMANDS.values()))
+"""The modules that define the subcommands (`blindchess.arguments.COMMANDS`), each once."""
 
 
 EPILOG = """examples:
@@ -44,7 +34,13 @@ EPILOG = """examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand's whole parser, or with `only` just that one's.
+
+    With `only` the other subcommands are listed by name and summary alone, so that running one
+    command (or ``blindchess --help``, with an `only` that names none) imports no other
+    command's module.
+    """
     parser = argparse.ArgumentParser(
         prog="blindchess",
         description="Reconnaissance Blind Chess toolkit: play, replay and serve games between bots.",
@@ -54,9 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"blindchess {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).add_parser(subparsers)
+    modules = COMMAND_MODULES if only is None else [COMMANDS[only].module] if only in COMMANDS else []
+    for module in modules:
+        importlib.import_module(module).add_parser(subparsers)
+    for name, command in COMMANDS.items():
+        if name not in subparsers.choices:
+            subparsers.add_parser(name, help=command.summary)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str:
+    """The subcommand `argv` asks for: its first word that is not an option (the top level's options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), "")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -65,7 +70,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     Each subcommand reports the errors it expects itself; this is the net under them, so no
     documented command ends in a raw traceback. Ctrl-C outside a command's own handling exits 130.
     """
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(_command_named(words)).parse_args(words)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args) or 0)

@@ -95,7 +95,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "match",
-        "play games between two bots and summarise them",
         __doc__,
         "blindchess match trout random --games 2 --seconds 60 --seed 1 --workers 2",
     )

@@ -52,7 +52,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "sprt",
-        "sequential test: play pairs until A is shown better than B or not",
         __doc__,
         "blindchess sprt attacker random --elo0 0 --elo1 10 --full-turn-limit 30",
     )  # fmt: skip

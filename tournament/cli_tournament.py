@@ -46,7 +46,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "tournament",
-        "play a tournament from a TOML config and rate the players",
         __doc__,
         "blindchess tournament experiments/configs/sensing_ablation_quick.toml --workers 2",
     )  # fmt: skip

@@ -32,7 +32,6 @@ def add_parser(subparsers: Any) -> None:
     play = add_command(
         subparsers,
         "imcs",
-        "play one Mini-Chess game on an IMCS 2.5 server",
         (
             "Play one game of Mini-Chess (5x6, perfect information) on an Internet MiniChess Server"
             " (IMCS 2.5 protocol): offer a game or accept an offered one, then play it with a"
@@ -56,7 +55,6 @@ def add_parser(subparsers: Any) -> None:
     serve = add_command(
         subparsers,
         "imcs-serve",
-        "run an IMCS 2.5 protocol server for Mini-Chess",
         (
             "Run a Mini-Chess game server speaking the IMCS 2.5 protocol (telnet-style lines),"
             " for `blindchess imcs` or any IMCS client; Elo ratings, users kept in --users."

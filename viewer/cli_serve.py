@@ -32,7 +32,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "serve",
-        "run a reconchess-compatible RBC game server",
         (
             "Run an RBC game server that speaks reconchess's HTTP API, so reconchess's own rc-connect,"
             " rc-register and RemoteGame play on it unchanged. Accounts, games and ratings live in one"

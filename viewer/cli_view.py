@@ -15,7 +15,6 @@ def add_parser(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "view",
-        "open replays, beliefs and play against a bot in the browser",
         (
             "Serve the game viewer on this machine: step through saved games (a history file or a"
             " folder of them) with the true board, each side's sense windows and belief overlays, or"

@@ -20,7 +20,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = add_command(
         subparsers,
         "simulchess",
-        "play simultaneous-move chess between two bots",
         __doc__,
         "blindchess simulchess search random --games 20 --seed 0",
     )

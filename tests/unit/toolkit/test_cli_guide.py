@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import blindchess
+from blindchess.arguments import COMMANDS
 from blindchess.cli import COMMAND_MODULES, build_parser, main
 from blindchess.dependencies import MissingDependencyError, require
 
@@ -64,6 +65,23 @@ def test_help_imports_no_heavy_module() -> None:
     )
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_top_level_help_imports_no_command_and_running_one_imports_only_its_own() -> None:
+    """``blindchess --help`` lists every command from `COMMANDS` without importing a command module;
+    ``blindchess match ...`` imports the match's module (and what it imports: the tournament's
+    executor options), not the server's, the viewer's or the posterior's."""
+    check = (
+        "import sys; from blindchess.cli import COMMAND_MODULES, build_parser;"
+        " top = build_parser(''); loaded = [m for m in COMMAND_MODULES if m in sys.modules];"
+        " build_parser('match'); print(loaded, [m for m in COMMAND_MODULES if m in sys.modules]);"
+        " print(top.format_help())"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True)
+    first, help_text = done.stdout.split("\n", 1)
+    assert first == "[] ['blindchess.tournament.cli_match', 'blindchess.tournament.cli_tournament']", first
+    for name, command in COMMANDS.items():
+        assert name in help_text and command.summary.split()[0] in help_text, name
 
 
 def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
