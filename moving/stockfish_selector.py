@@ -25,6 +25,12 @@ each a method with its own tests:
    answers); a close call with hard budget left gets a `second_look` on a fresh, larger sample;
 7. `decide`: ``S`` per candidate, ties broken by the injected generator.
 
+Every s(b, m) searched is kept in a `ScoreCache` (:mod:`blindchess.moving.score_cache`) and
+answers the same position later at an equal or weaker limit. `ponder`, run on the opponent's
+time, fills it: it draws the likeliest boards of the belief the bot expects at its next turn,
+asks the engine for its move on the first few (the candidates the next turn will most likely
+score) and searches those moves on every drawn board, likeliest first, until stopped.
+
 The settings are one `SelectorConfig` (:mod:`blindchess.moving.selector_config`). Time: the
 bot's time manager passes a budget in the `MoveContext`; without one the selector plans its own
 (`budget`): the clock less `reserve_seconds`, spread over `moves_to_go` turns. Without a clock
@@ -35,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
@@ -53,6 +60,7 @@ from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_v
 
 from .base import MoveContext
 from .sampling import weighted_unique_boards
+from .score_cache import ScoreCache
 from .search import Deadline, SearchPolicy, policy_for
 from .selector_config import SelectorConfig
 
@@ -63,6 +71,9 @@ CANDIDATE_FLOOR_SECONDS = 0.005
 """The shortest timed search for the engine's own move on a board (choosing candidates)."""
 HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
+PONDER_STRENGTH = 2.0
+"""Pondering searches a position this many times as long as the last turn's searches (up to
+`SelectorConfig.ponder_position_seconds`), so that the next turn's request, usually no longer, finds it."""
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
@@ -128,9 +139,14 @@ class StockfishMoveSelector:
         self.config = SelectorConfig() if config is None else config
         self.policy = policy_for(self.config)
         self.pool = EnginePool(self.config.engines, options=self.config.engine_options, cache_size=self.config.engine_cache)
+        self.cache = ScoreCache(self.config.score_cache)
+        self._last_limit: Optional[chess.engine.Limit] = None  # the last turn's search of one position
 
     def close(self) -> None:
+        """Stop the engines and forget the game's positions (the cache's counts stay, for measurements)."""
         self.pool.close()
+        self.cache.clear(counts=False)
+        self._last_limit = None
 
     def choose_move(
         self,
@@ -275,6 +291,7 @@ class StockfishMoveSelector:
         boards, searched in `seconds` under `policy`."""
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
         limit = policy.position_limit(seconds * self.config.engines, len(evaluations))
+        self._last_limit = limit
         values = self._values(outcomes, evaluations, color, limit)
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return Scores(columns, table @ weights, table.min(axis=1), len(outcomes))
@@ -320,6 +337,70 @@ class StockfishMoveSelector:
         total[candidates] = self.blend(scores) + hunt[candidates] - self.config.exposure_penalty * exposure[candidates]
         return pick(move_actions, total, rng)
 
+    def _position_value(self, engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
+        """s(b, m) of one outcome: a king capture or exposure at once, else the cache or a search (kept in the cache)."""
+        if outcome.captures_king:
+            return WIN
+        if outcome.exposes_king(color):
+            return LOSS
+        after = outcome.after()
+        value = self.cache.get(after, color, limit)
+        if value is None:
+            value = _searched_value(engine, after, color, limit)
+            if value is None:  # fall back on the material balance, and keep nothing
+                return math.tanh(material_balance(after, color) / 10.0)
+            self.cache.store(after, color, limit, value)
+        return value
+
+    def ponder(
+        self, belief: Belief, move_actions: list[chess.Move], color: Color, stop: threading.Event, rng: np.random.Generator
+    ) -> int:
+        """Score the positions the next turn will likely ask for into the cache until `stop` is set (see the module
+        docstring); returns how many positions were searched.
+
+        `belief` is the belief expected at the next turn (before its sense) and `move_actions` our moves then.
+        Each search is the last turn's (`PONDER_STRENGTH` times as long, at most `ponder_position_seconds`;
+        the same depth at fixed depth), so `stop` waits for one short search at most.
+        """
+        if not move_actions or stop.is_set():
+            return 0
+        limit = self._ponder_limit()
+        boards, weights = weighted_unique_boards(belief, self.config.ponder_boards, rng, color)
+        likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
+        legal = set(move_actions)
+        chosen: list[chess.Move] = []
+        searched = 0
+        with self.pool.engine() as engine:
+            for board in likeliest[: self.config.candidates // 2 + 1]:  # as `candidates` picks them
+                if stop.is_set():
+                    return searched
+                move = engine.play(board, limit)
+                if move is not None and move in legal and move not in chosen:
+                    chosen.append(move)
+            for board in likeliest:
+                for move in chosen:
+                    if stop.is_set():
+                        return searched
+                    outcome = request_outcome(board, move)
+                    if outcome.captures_king or outcome.exposes_king(color):
+                        continue
+                    after = outcome.after()
+                    if self.cache.get(after, color, limit, counted=False) is not None:
+                        continue
+                    value = _searched_value(engine, after, color, limit)
+                    if value is not None:
+                        self.cache.store(after, color, limit, value, pondered=True)
+                        searched += 1
+        return searched
+
+    def _ponder_limit(self) -> chess.engine.Limit:
+        """The search of one position while pondering (see `ponder`)."""
+        cap = self.config.ponder_position_seconds
+        last = self._last_limit if self._last_limit is not None else self.policy.position_limit(cap, 1)
+        if last.time is None:
+            return last  # a fixed depth: the same search
+        return chess.engine.Limit(time=min(cap, PONDER_STRENGTH * last.time))
+
     def _values(
         self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
     ) -> dict[tuple[int, int], float]:
@@ -331,7 +412,7 @@ class StockfishMoveSelector:
             result: dict[tuple[int, int], float] = {}
             with self.pool.engine() as engine:
                 for i, j in shard:
-                    result[(i, j)] = _position_value(engine, outcomes[i][j], color, limit)
+                    result[(i, j)] = self._position_value(engine, outcomes[i][j], color, limit)
             return result
 
         if engines == 1:
@@ -343,17 +424,12 @@ class StockfishMoveSelector:
         return values
 
 
-def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
-    if outcome.captures_king:
-        return WIN
-    if outcome.exposes_king(color):
-        return LOSS
-    after = outcome.after()
+def _searched_value(engine: Engine, after: chess.Board, color: chess.Color, limit: chess.engine.Limit) -> Optional[float]:
+    """v(after) for `color` from a search at `limit`; None if the position is unsearchable or the engine died twice."""
     info = engine.analyse(after, limit)
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
-    # Unsearchable or the engine died twice: fall back on the material balance.
-    return math.tanh(material_balance(after, color) / 10.0)
+    return None
 
 
 def pick(moves: list[chess.Move], scores: np.ndarray, rng: np.random.Generator) -> chess.Move:
