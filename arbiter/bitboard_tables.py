@@ -69,7 +69,7 @@ def lsb(x: np.uint64) -> int:
     return index
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def msb(x: np.uint64) -> int:
     """Index of the highest set bit of a non-zero bitboard (smeared down, then `lsb` of its top bit)."""
     x |= x >> np.uint64(1)
@@ -81,7 +81,7 @@ def msb(x: np.uint64) -> int:
     return lsb(x ^ (x >> _ONE))
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def mirror(x: np.uint64) -> np.uint64:
     """The bitboard flipped top to bottom (square ``s`` to ``s ^ 56``): its eight bytes reversed."""
     x = ((x >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)) | ((x & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8))

@@ -120,7 +120,7 @@ def agrees(board: chess.Board, state_board: np.ndarray, state_game: np.ndarray) 
     return bool((board_now == state_board).all() and (game_now[:TURN_LIMIT] == state_game[:TURN_LIMIT]).all())
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _piece_at(board: np.ndarray, square: int) -> int:
     """The piece type (1 pawn .. 6 king) on `square`, 0 for none."""
     bit = tables.BIT[square]
@@ -130,7 +130,7 @@ def _piece_at(board: np.ndarray, square: int) -> int:
     return 0
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _emit_targets_down(out: np.ndarray, n: int, origin: int, targets: np.uint64) -> int:
     while targets:
         target = msb(targets)
@@ -282,7 +282,7 @@ def request(board: np.ndarray, game: np.ndarray, action: int) -> tuple[int, int,
     return origin, target, requested_promotion, taken, promotion if taken >= 0 else 0, capture
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _remove(board: np.ndarray, square: int) -> int:
     """Take the piece off `square`; returns its type (0: none)."""
     piece = _piece_at(board, square)
@@ -294,7 +294,7 @@ def _remove(board: np.ndarray, square: int) -> int:
     return piece
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _place(board: np.ndarray, square: int, piece: int, white: int) -> None:
     board[piece - 1] |= tables.BIT[square]
     board[WHITE_PIECES if white else BLACK_PIECES] |= tables.BIT[square]

@@ -114,26 +114,38 @@ def relative_square(square: chess.Square, color: chess.Color) -> int:
 # event that contradicts the state (the callers raise), else writes the event's frame into `frame`.
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
+def _set_bits(frame: np.ndarray, base: int, board: np.uint64) -> None:
+    """Set ``frame[base + s]`` to 1 for each square ``s`` of `board` (a loop over its bits: one per piece, not 64)."""
+    while board:
+        frame[base + lsb(board)] = 1
+        board &= board - _ONE
+
+
+@nb.njit(cache=True)
 def _write_frame(
     state: np.ndarray, frame: np.ndarray, kind: int, window: np.uint64, lost: int, req_from: int, req_to: int,
     taken_from: int, taken_to: int, captured: int, not_taken: bool, passed: bool,
 ) -> None:  # fmt: skip
     """The frame of the state after an event of `kind` with these event planes (squares relative, -1: none)."""
+    for index in range(N_PLANES * 64 + 4):  # every plane and the event-type scalars cleared, then the bits set
+        frame[index] = 0
     for plane in range(_AGE):
-        board, base = state[plane], plane * 64
-        for square in range(64):
-            frame[base + square] = (board >> np.uint64(square)) & _ONE
+        _set_bits(frame, plane * 64, state[plane])
     for square in range(64):
         frame[_AGE * 64 + square] = state[_AGES + square]
-        frame[_WINDOW * 64 + square] = (window >> np.uint64(square)) & _ONE
-    frame[_LOST * 64 : N_PLANES * 64] = 0
-    for plane, square in ((_LOST, lost), (_REQ_FROM, req_from), (_REQ_TO, req_to), (_TAKEN_FROM, taken_from),
-                          (_TAKEN_TO, taken_to), (_CAPTURED, captured)):  # fmt: skip
-        if square >= 0:
-            frame[plane * 64 + square] = 1
+    _set_bits(frame, _WINDOW * 64, window)
+    if lost >= 0:
+        frame[_LOST * 64 + lost] = 1
+    if req_from >= 0:
+        frame[_REQ_FROM * 64 + req_from] = 1
+        frame[_REQ_TO * 64 + req_to] = 1
+    if taken_from >= 0:
+        frame[_TAKEN_FROM * 64 + taken_from] = 1
+        frame[_TAKEN_TO * 64 + taken_to] = 1
+    if captured >= 0:
+        frame[_CAPTURED * 64 + captured] = 1
     scalars = N_PLANES * 64
-    frame[scalars : scalars + 4] = 0
     frame[scalars + kind] = 1
     frame[scalars + 4] = state[_COLOR] == _WHITE
     frame[scalars + 5] = min(state[_TURN], _MAX_TURN)
@@ -142,18 +154,18 @@ def _write_frame(
     frame[scalars + 8] = passed
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _relative(state: np.ndarray, board: np.uint64) -> np.uint64:
     """An absolute bitboard over relative squares (mirrored for Black)."""
     return board if state[_COLOR] == _WHITE else mirror(board)
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _flip(state: np.ndarray) -> int:
     return 0 if state[_COLOR] == _WHITE else 56
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _see_empty(state: np.ndarray, bit: np.uint64) -> None:
     """The square of `bit` shows no opponent piece now (what it showed before is forgotten)."""
     for index in range(_SEEN_OPP, _SEEN_EMPTY):
@@ -161,7 +173,7 @@ def _see_empty(state: np.ndarray, bit: np.uint64) -> None:
     state[_SEEN_EMPTY] |= bit
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _put(state: np.ndarray, square: int, piece_type: int) -> None:
     """Our piece of `piece_type` (0: none) on relative `square`, replacing what was there."""
     bit = BIT[square]
@@ -174,9 +186,9 @@ def _put(state: np.ndarray, square: int, piece_type: int) -> None:
 @nb.njit(cache=True)
 def fold_start(state: np.ndarray, frame: np.ndarray, white: bool, board: np.ndarray) -> bool:
     """GameStarted: the player's colour and, from `board` (uint64[8]: pawns .. kings, White's, Black's), its pieces."""
-    state[:] = 0
+    for index in range(STATE_SIZE):
+        state[index] = _NEVER_SEEN if index >= _AGES else 0
     state[_COLOR] = _WHITE if white else _BLACK
-    state[_AGES:] = NEVER_SEEN
     own = board[6] if white else board[7]
     for index in range(6):
         state[index] = _relative(state, board[index] & own)

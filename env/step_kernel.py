@@ -26,6 +26,13 @@ _NO_SQUARES = np.uint64(0)
 
 
 @nb.njit(cache=True)
+def _shift(frames: np.ndarray, player: int) -> None:
+    """The player's latest frame becomes its earlier one (a loop: numba compiles a slice copy far more slowly)."""
+    for index in range(frames.shape[2]):
+        frames[player, 0, index] = frames[player, 1, index]
+
+
+@nb.njit(cache=True)
 def step(
     board: np.ndarray, game: np.ndarray, states: np.ndarray, frames: np.ndarray, legal: np.ndarray, mask: np.ndarray,
     n_legal: int, action: int, sensing: bool, encode: bool,
@@ -50,7 +57,7 @@ def step(
         mask[legal[index]] = 0
     if sensing:
         if encode:
-            frames[mover, 0] = frames[mover, 1]
+            _shift(frames, mover)
             skipped = action == NONE
             fold_sensed(states[mover], frames[mover, 1], skipped, _NO_SQUARES if skipped else SENSE_WINDOWS[action], board)
         n = move_action_numbers(board, game, legal)
@@ -61,13 +68,13 @@ def step(
         moved = origin if taken >= 0 else -1
         push(board, game, moved, taken, promotion)
         if encode:
-            frames[mover, 0] = frames[mover, 1]
+            _shift(frames, mover)
             revised = origin >= 0 and (taken != target or promotion != requested_promotion)
             fold_moved(states[mover], frames[mover, 1], origin, target, revised, moved, taken, promotion, capture)
         if end_of_turn(board, game):
             return 0
         if encode:
-            frames[1 - mover, 0] = frames[1 - mover, 1]
+            _shift(frames, 1 - mover)
             fold_opponent_moved(states[1 - mover], frames[1 - mover, 1], capture)
         for index in range(NONE + 1):
             legal[index] = index
