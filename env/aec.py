@@ -1,10 +1,16 @@
 """`RbcEnv`: RBC and its variants as a PettingZoo AEC environment, played by the arbiter itself.
 
 Agents ``"white"`` and ``"black"`` take two steps per turn, a sense then a move, in the
-arbiter's order; the environment drives a :class:`~blindchess.arbiter.game.LocalGame` (the
-rules, revision, clocks, end conditions and the `GameHistory` are the arbiter's own, nothing
-re-implemented), so a game played here equals the same game played by `play_local_game`
-action for action and record for record (tests/unit/env/test_env_differential.py).
+arbiter's order. The rules, revision, clocks, end conditions and the `GameHistory` are the
+arbiter's own, nothing re-implemented: on 8x8 RBC without clocks a step runs the arbiter's
+compiled game step (:mod:`blindchess.arbiter.compiled_game`, held equal to `rules.py` and
+`LocalGame` by its tests) and the shared encoder's kernels in one numba call
+(:mod:`blindchess.env.step_kernel`), and the environment's :class:`~blindchess.arbiter.game.LocalGame`
+replays the actions when something needs it (`game`, `history()`, `render`, a bot's turn, a
+resignation), checking that the positions agree; other variants and clocked games drive the
+`LocalGame` step by step. Either way a game played here equals the same game played by
+`play_local_game` action for action and record for record (tests/unit/env/test_env_differential.py),
+and the two paths give the same observations (tests/unit/env/test_env_compiled.py).
 
 Observation (a dict, per agent): ``"observation"``, the agent's latest two frames of the shared
 stream encoder (:mod:`blindchess.env.view`), and ``"action_mask"``, int8 over the action space
