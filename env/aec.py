@@ -6,9 +6,9 @@ arbiter's own, nothing re-implemented: on 8x8 RBC without clocks a step runs the
 compiled game step (:mod:`blindchess.arbiter.compiled_game`, held equal to `rules.py` and
 `LocalGame` by its tests) and the shared encoder's kernels in one numba call
 (:mod:`blindchess.env.step_kernel`), and the environment's :class:`~blindchess.arbiter.game.LocalGame`
-replays the actions when something needs it (`game`, `history()`, `render`, a bot's turn, a
-resignation), checking that the positions agree; other variants and clocked games drive the
-`LocalGame` step by step. Either way a game played here equals the same game played by
+replays the actions when something needs it (`game`, `history()`, `render`, a resignation),
+checking that the positions agree. Other variants, clocked games and a game from a bot's first
+turn on (`play_bot_turn`) drive the `LocalGame` step by step. Either way a game played here equals the same game played by
 `play_local_game` action for action and record for record (tests/unit/env/test_env_differential.py),
 and the two paths give the same observations (tests/unit/env/test_env_compiled.py).
 
@@ -212,15 +212,10 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         self._set_legal(self._legal_buffer[:0])
         self.agent_selection = "white"
         if self._fast:
-            self._load()
+            compiled_game.load(game.board, game.full_turn_limit, game.reversible_moves_limit, self._board, self._state)
         self._begin_phase(SENSE)
         if game.is_over():
             self._finish_from_game()
-
-    def _load(self) -> None:
-        """The compiled game's state from the LocalGame's board (at the start, and after a bot's turn)."""
-        game = self._game
-        compiled_game.load(game.board, game.full_turn_limit, game.reversible_moves_limit, self._board, self._state)
 
     def _sync(self) -> None:
         """Replay the compiled step's actions into the LocalGame (its record, clocks and result are the authority)."""
@@ -375,14 +370,14 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
 
         The agent must be at its sense step. The bot gets exactly the callbacks of a `play_local_game`
         turn; a fault resigns it (see :mod:`blindchess.arbiter.play`) and is returned. The turn goes through
-        the LocalGame (brought up to date first); the compiled game then takes its position from it.
+        the LocalGame (brought up to date first), and so does the rest of the game: with a bot on every other
+        turn, the compiled step would only add the replay to each of the agent's turns.
         """
         if self.phase != SENSE:
             raise IllegalEnvActionError(f"{self.agent_selection!r} has sensed already; a bot plays whole turns only")
         game = self.game
+        self._fast = False
         fault = play_turn(game, player, end_turn_last=True, referee=referee)
-        if self._fast and not game.is_over():
-            self._load()
         self._end_of_turn()
         return fault
 

@@ -5,8 +5,8 @@ encoder's kernels (:mod:`blindchess.env.step_kernel`); with a clock it drives th
 the encoder's `fold` of each event. A clock no game here comes near (1e9 seconds) changes nothing
 else, so the two paths must agree at every step: both agents' frames and masks, the legal actions,
 the step order, rewards and the record, also when the record is read in the middle of a turn
-(which replays the compiled steps into the LocalGame) and against a bot (whose turns go through the
-LocalGame, the compiled game then taking the position from it).
+(which replays the compiled steps into the LocalGame) and against a bot (whose first turn moves the
+game onto the LocalGame, after the learner's compiled steps if it plays White).
 """
 
 from __future__ import annotations
