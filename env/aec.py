@@ -8,9 +8,10 @@ compiled game step (:mod:`blindchess.arbiter.compiled_game`, held equal to `rule
 (:mod:`blindchess.env.step_kernel`), and the environment's :class:`~blindchess.arbiter.game.LocalGame`
 replays the actions when something needs it (`game`, `history()`, `render`, a resignation),
 checking that the positions agree. Other variants, clocked games and a game from a bot's first
-turn on (`play_bot_turn`) drive the `LocalGame` step by step. Either way a game played here equals the same game played by
-`play_local_game` action for action and record for record (tests/unit/env/test_env_differential.py),
-and the two paths give the same observations (tests/unit/env/test_env_compiled.py).
+turn on (`play_bot_turn`) drive the `LocalGame` step by step. Either way a game played here
+equals the same game played by `play_local_game` action for action and record for record
+(tests/unit/env/test_env_differential.py), and the two paths give the same observations
+(tests/unit/env/test_env_compiled.py).
 
 Observation (a dict, per agent): ``"observation"``, the agent's latest two frames of the shared
 stream encoder (:mod:`blindchess.env.view`), and ``"action_mask"``, int8 over the action space
