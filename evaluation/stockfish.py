@@ -35,6 +35,7 @@ import logging
 import os
 import queue
 import shutil
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -227,14 +228,19 @@ class Engine:
         return answer if isinstance(answer, chess.Move) else None
 
     def analyse(
-        self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None
+        self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None, *, stop: Optional[threading.Event] = None
     ) -> Optional[EngineAnswer]:
-        """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable."""
-        answer = self._ask("analyse", board, limit, multipv)
+        """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable.
+
+        With `stop`, the search is abandoned (None, nothing cached) within a few milliseconds of `stop`
+        being set: what pondering needs, whose next turn must not wait for a long search.
+        """
+        answer = self._ask("analyse", board, limit, multipv, stop)
         return answer  # type: ignore[return-value]
 
     def _ask(
-        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int]
+        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
+        stop: Optional[threading.Event] = None,
     ) -> Optional[object]:
         capture = king_capture(board)
         if capture is not None:  # Stockfish would crash; the answer is known
@@ -257,8 +263,12 @@ class Engine:
                 process = self._running()
                 if kind == "play":
                     answer: Optional[object] = process.play(position, limit).move
-                else:
+                elif stop is None:
                     answer = process.analyse(position, limit, multipv=multipv)
+                else:
+                    answer = _analyse_unless(process, position, limit, stop)
+                    if answer is None:
+                        return None  # abandoned: nothing to keep
                 break
             except ENGINE_FAILURES as error:
                 self.restarts += 1
@@ -274,6 +284,26 @@ class Engine:
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return answer
+
+
+_STOP_POLL_SECONDS = 0.005
+"""How often an abandonable search looks at its stop event."""
+
+
+def _analyse_unless(
+    process: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit, stop: threading.Event
+) -> Optional[chess.engine.InfoDict]:
+    """`process.analyse(board, limit)`, or None once `stop` is set before the search ends (the search is stopped)."""
+    with process.analysis(board, limit) as analysis:
+        while True:
+            if analysis.would_block():  # searching, nothing new
+                if stop.wait(_STOP_POLL_SECONDS):
+                    analysis.stop()
+                    return None
+            elif analysis.empty():  # the search ended and every line of it was read
+                return analysis.info
+            else:
+                analysis.get()  # a line of the search (`info` merges them as they arrive)
 
 
 class EnginePool:

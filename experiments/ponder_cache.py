@@ -72,7 +72,8 @@ def main() -> None:
         opponent = make_bot(opponent_class, args.seed + 1000 + game)
         white = game % 2 == 0
         first, second = (bot, opponent) if white else (opponent, bot)
-        winner, reason, _ = play_local_game(first, second, LocalGame(full_turn_limit=args.turn_limit))
+        unclocked = LocalGame(seconds_per_player=None, seconds_increment=None, full_turn_limit=args.turn_limit)
+        winner, reason, _ = play_local_game(first, second, unclocked)
         selector = bot.move_selector
         assert isinstance(selector, StockfishMoveSelector)
         cache = selector.cache

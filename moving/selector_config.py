@@ -74,8 +74,6 @@ class SelectorConfig:
     """Position values the selector keeps across turns (`ScoreCache`, filled by pondering too); 0 keeps none."""
     ponder_boards: int = 48
     """Boards drawn while pondering; their positions are scored likeliest first until the opponent's turn ends."""
-    ponder_position_seconds: float = 0.25
-    """The longest timed search of one position while pondering (the join that ends pondering waits for one)."""
     moves_to_go: int = 30
     """Without a time manager's budget, the clock is spread over this many future turns."""
     reserve_seconds: float = 8.0
@@ -118,11 +116,8 @@ class SelectorConfig:
                 raise MoveSelectionError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
         if not 0.0 < self.unclocked_move_seconds < math.inf:
             raise MoveSelectionError(f"unclocked_move_seconds must be a finite number > 0, got {self.unclocked_move_seconds!r}")
-        if self.score_cache < 0 or not 0.0 < self.ponder_position_seconds < math.inf:
-            raise MoveSelectionError(
-                "need score_cache >= 0 and a finite ponder_position_seconds > 0, "
-                f"got {self.score_cache!r}, {self.ponder_position_seconds!r}"
-            )
+        if self.score_cache < 0:
+            raise MoveSelectionError(f"score_cache must be >= 0 (0 keeps none), got {self.score_cache!r}")
         if self.board_seconds <= 0.0 or self.budget_cap_divisor < 1.0:
             raise MoveSelectionError(
                 f"need board_seconds > 0 and budget_cap_divisor >= 1, got {self.board_seconds!r}, {self.budget_cap_divisor!r}"

@@ -73,7 +73,7 @@ HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
 PONDER_STRENGTH = 2.0
 """Pondering searches a position this many times as long as the last turn's searches (up to
-`SelectorConfig.ponder_position_seconds`), so that the next turn's request, usually no longer, finds it."""
+`SelectorConfig.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
@@ -359,12 +359,14 @@ class StockfishMoveSelector:
         docstring); returns how many positions were searched.
 
         `belief` is the belief expected at the next turn (before its sense) and `move_actions` our moves then.
-        Each search is the last turn's (`PONDER_STRENGTH` times as long, at most `ponder_position_seconds`;
-        the same depth at fixed depth), so `stop` waits for one short search at most.
+        Each search is the last turn's, `PONDER_STRENGTH` times as long (the same depth at fixed depth), and
+        `stop` abandons it at once (`Engine.analyse`'s `stop`); the engine's own moves take the shorter
+        of the last search and `candidate_search_seconds`.
         """
         if not move_actions or stop.is_set():
             return 0
         limit = self._ponder_limit()
+        play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidate_search_seconds))
         boards, weights = weighted_unique_boards(belief, self.config.ponder_boards, rng, color)
         likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
         legal = set(move_actions)
@@ -374,7 +376,7 @@ class StockfishMoveSelector:
             for board in likeliest[: self.config.candidates // 2 + 1]:  # as `candidates` picks them
                 if stop.is_set():
                     return searched
-                move = engine.play(board, limit)
+                move = engine.play(board, play_limit)
                 if move is not None and move in legal and move not in chosen:
                     chosen.append(move)
             for board in likeliest:
@@ -387,7 +389,7 @@ class StockfishMoveSelector:
                     after = outcome.after()
                     if self.cache.get(after, color, limit, counted=False) is not None:
                         continue
-                    value = _searched_value(engine, after, color, limit)
+                    value = _searched_value(engine, after, color, limit, stop)
                     if value is not None:
                         self.cache.store(after, color, limit, value, pondered=True)
                         searched += 1
@@ -395,11 +397,12 @@ class StockfishMoveSelector:
 
     def _ponder_limit(self) -> chess.engine.Limit:
         """The search of one position while pondering (see `ponder`)."""
-        cap = self.config.ponder_position_seconds
-        last = self._last_limit if self._last_limit is not None else self.policy.position_limit(cap, 1)
+        last = self._last_limit
+        if last is None:  # no turn yet: the engine's own move's search
+            last = self.policy.play_limit(self.config.candidate_search_seconds, CANDIDATE_FLOOR_SECONDS)
         if last.time is None:
             return last  # a fixed depth: the same search
-        return chess.engine.Limit(time=min(cap, PONDER_STRENGTH * last.time))
+        return chess.engine.Limit(time=min(self.config.max_position_seconds, PONDER_STRENGTH * last.time))
 
     def _values(
         self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
@@ -424,9 +427,12 @@ class StockfishMoveSelector:
         return values
 
 
-def _searched_value(engine: Engine, after: chess.Board, color: chess.Color, limit: chess.engine.Limit) -> Optional[float]:
-    """v(after) for `color` from a search at `limit`; None if the position is unsearchable or the engine died twice."""
-    info = engine.analyse(after, limit)
+def _searched_value(
+    engine: Engine, after: chess.Board, color: chess.Color, limit: chess.engine.Limit, stop: Optional[threading.Event] = None
+) -> Optional[float]:
+    """v(after) for `color` from a search at `limit`; None if the position is unsearchable, the engine died twice, or
+    `stop` was set first."""
+    info = engine.analyse(after, limit, stop=stop)
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
     return None
