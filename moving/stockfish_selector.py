@@ -47,12 +47,12 @@ from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
+from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
 from blindchess.evaluation.stockfish import Engine, EnginePool
-from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_value, threat_weights
+from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance, outcome_value
 
 from .base import MoveContext
-from .sampling import weighted_unique_boards
 from .search import Deadline, SearchPolicy, policy_for
 from .selector_config import SelectorConfig
 
@@ -122,10 +122,14 @@ class StockfishMoveSelector:
 
     Args:
         config: the settings (`SelectorConfig`'s defaults when None).
+        compiled: read the board set's compact rows with compiled kernels (proxy values, threat levels,
+            exposure); False always builds `chess.Board` objects and asks python-chess (the reference
+            path: the same answers, slower).
     """
 
-    def __init__(self, config: Optional[SelectorConfig] = None) -> None:
+    def __init__(self, config: Optional[SelectorConfig] = None, *, compiled: bool = True) -> None:
         self.config = SelectorConfig() if config is None else config
+        self.compiled = compiled
         self.policy = policy_for(self.config)
         self.pool = EnginePool(self.config.engines, options=self.config.engine_options, cache_size=self.config.engine_cache)
 
@@ -194,10 +198,17 @@ class StockfishMoveSelector:
         self, belief: Belief, move_actions: list[chess.Move], n: int, rng: np.random.Generator, color: Color
     ) -> Sample:
         """`n` boards drawn from the belief, weighted by it and by the threat boost, with every move's outcome on each."""
-        boards, weights = weighted_unique_boards(belief, n, rng, color)
-        weights = weights * threat_weights(boards, color, self.config.threat_boost)
+        distinct, weights = self._distinct(belief, n, rng, color)
+        boards = distinct.boards(color)
         outcomes = [[request_outcome(board, move) for move in move_actions] for board in boards]
         return Sample(boards, weights / weights.sum(), outcomes)
+
+    def _distinct(self, belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
+        """`n` boards drawn by weight, duplicates merged (by FEN, `color` to move), weighted by their share of the
+        draw times their threat boost (`level_boosts`), not normalised."""
+        distinct, counts = draw(belief, n, rng, color, self.compiled).unique()
+        weights = counts / max(1.0, counts.sum())
+        return distinct, weights * level_boosts(self.config.threat_boost)[distinct.threat_levels()]
 
     def screen(
         self, belief: Belief, move_actions: list[chess.Move], sample: Sample, rng: np.random.Generator, color: Color, safety_boards: int
@@ -214,19 +225,8 @@ class StockfishMoveSelector:
         self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: Color, n_boards: int
     ) -> np.ndarray:
         """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
-        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
-        kings = [board.king(color) for board in boards]
-        weights = weights * threat_weights(boards, color, self.config.threat_boost)
-        weights = weights / max(weights.sum(), 1e-12)
-        exposed = np.zeros(len(move_actions))
-        for board, weight, king in zip(boards, weights, kings, strict=True):
-            if king is None:
-                continue
-            for j, move in enumerate(move_actions):
-                outcome = request_outcome(board, move)
-                if outcome.exposes_king(color) and not outcome.captures_king:
-                    exposed[j] += weight
-        return exposed
+        distinct, weights = self._distinct(belief, n_boards, rng, color)
+        return distinct.exposure(move_actions, weights / max(weights.sum(), 1e-12))
 
     def hunt_bonus(
         self, sample: Sample, move_actions: list[chess.Move], color: Color, seconds: float, policy: SearchPolicy
@@ -234,7 +234,7 @@ class StockfishMoveSelector:
         """Per move, ``hunt_weight * V(m)`` (`engine_votes` on the `hunt_boards` likeliest boards, searched
         in `seconds` together) when the material lead reaches `hunt_material`, else zeros."""
         config, boards, weights = self.config, sample.boards, sample.weights
-        if not boards or material_lead(boards, weights, color) < config.hunt_material:
+        if not boards or material_lead(BoardList(boards, color).material_balance(), weights) < config.hunt_material:
             return np.zeros(len(move_actions))
         likeliest = np.argsort(-weights, kind="stable")[: config.hunt_boards]
         limit = policy.play_limit(seconds / len(likeliest), HUNT_FLOOR_SECONDS)

@@ -12,13 +12,14 @@ import pytest
 
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs.rows import Rows
+from blindchess.beliefs.samples import BoardList
 from blindchess.evaluation.values import KING_VALUE
 from blindchess.sensing.base import SenseContext
 from blindchess.sensing.evoi import (
     MAX_SCALE,
     SCALE_SECONDS,
     ValueOfInformationSensePlanner,
-    move_value_matrix,
     outcome_information,
     value_of_information,
 )
@@ -65,7 +66,7 @@ def test_outcome_information_is_the_mutual_information_in_bits() -> None:
 def test_the_proxy_values_a_king_capture_above_everything_and_a_pass_at_nothing() -> None:
     board = chess.Board("4k3/8/8/8/8/8/8/4QK2 w - - 0 1")
     capture_king, quiet = chess.Move.from_uci("e1e8"), chess.Move.from_uci("e1a5")
-    values = move_value_matrix([board], [None, quiet, capture_king], chess.WHITE)
+    values = BoardList([board], chess.WHITE).move_values([None, quiet, capture_king])
     assert values.shape == (1, 3)
     assert values[0, 0] == 0.0
     assert values[0, 2] == KING_VALUE > values[0, 1]
@@ -94,13 +95,13 @@ def test_the_planner_looks_where_the_answer_decides_the_move() -> None:
 
 
 class CountingBoardSet(BoardSet):
-    """A board set that remembers how many boards each `sample` asked for."""
+    """A board set that remembers how many boards each `sample_rows` asked for."""
 
     asked: list[int]
 
-    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Rows:
         self.asked.append(n)
-        return super().sample(n, rng)
+        return super().sample_rows(n, rng)
 
 
 @pytest.mark.parametrize(("budget", "scale"), [(None, 1.0), (SCALE_SECONDS / 2, 1.0), (2 * SCALE_SECONDS, 2.0), (1000.0, MAX_SCALE)])
