@@ -1,8 +1,8 @@
 """The compiled row queries (`blindchess.beliefs.rows`) against their python-chess references (`BoardList`).
 
 Beliefs come from recorded bot games (`load_records`: random, attacker and trout, so threats to
-the king, captures, castling and en passant all occur): each stream is replayed into a capped
-board set, and after every sense, with our side to move, the rows drawn by `sample_rows` must
+the king, captures, castling and en passant all occur): each stream is replayed into a board set
+kept small by re-seeding (`sensed_beliefs`), and after every sense, with our side to move, the rows drawn by `sample_rows` must
 give exactly what the reference functions give on `sample`'s boards drawn with the same seed:
 threat levels, proxy move values of every move action and the pass, material, the opponent
 king's square, the window grid, the selector's exposure test, and the FEN-wise merge of
@@ -11,44 +11,20 @@ duplicates. Hypothesis picks the games and the draws; a few dozen positions run 
 
 from __future__ import annotations
 
-from typing import Any
-
 import chess
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import SenseResult
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs import BoardSet
-from blindchess.beliefs.recorded_games import load_records, observed_game
+from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
 from blindchess.beliefs.rows import Rows, RowSampler
 from blindchess.beliefs.samples import BoardList, draw
 
 RECORDS = load_records()[::5]
 DRAWS = 40
-LIMIT = 2_000
-SUBSET = 400
-
-
-def _positions(record: dict[str, Any], color: chess.Color) -> list[BoardSet]:
-    """`color`'s board set after each of its senses in the recorded game.
-
-    Past `LIMIT` boards the set is re-seeded with `SUBSET` of its boards and the true one (as in
-    ``test_board_set_reference_games.py``), which keeps every replay to a fraction of a second.
-    """
-    game = observed_game(GameHistory.from_json(record["history"]))
-    rng = np.random.default_rng(0)
-    belief, kept = BoardSet(max_boards=None, move_model=None), []
-    for event, truth in zip(game.events[color], game.truth[color], strict=True):
-        belief.update(event)
-        if len(belief) > LIMIT:
-            rows = np.sort(rng.choice(len(belief), size=SUBSET, replace=False))
-            belief = BoardSet.from_boards(color, [truth, *belief.subset(rows).boards()], max_boards=None, move_model=None)
-        if isinstance(event, SenseResult):
-            kept.append(belief.copy())
-    return kept
 
 
 def check_rows_equal_reference(belief: BoardSet, seed: int) -> None:
@@ -71,10 +47,10 @@ def check_rows_equal_reference(belief: BoardSet, seed: int) -> None:
     assert counts.tolist() == expected_counts.tolist()
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(game=st.integers(0, len(RECORDS) - 1), white=st.booleans(), seed=st.integers(0, 2**16))
 def test_rows_equal_the_python_chess_references_on_recorded_beliefs(game: int, white: bool, seed: int) -> None:
-    positions = _positions(RECORDS[game], chess.WHITE if white else chess.BLACK)
+    positions = sensed_beliefs(GameHistory.from_json(RECORDS[game]["history"]), chess.WHITE if white else chess.BLACK)
     for k, belief in enumerate(positions[:: max(1, len(positions) // 6)]):
         check_rows_equal_reference(belief, seed + k)
 

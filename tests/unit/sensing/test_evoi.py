@@ -10,8 +10,10 @@ import chess
 import numpy as np
 import pytest
 
+from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
 from blindchess.beliefs.rows import Rows
 from blindchess.beliefs.samples import BoardList
 from blindchess.evaluation.values import KING_VALUE
@@ -119,3 +121,22 @@ def test_a_larger_sense_budget_draws_proportionally_more_boards_up_to_the_cap(bu
     context = SenseContext(color=chess.WHITE, move_actions=tuple(move_actions(chess.Board(own))), budget=budget)
     planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(0), context)
     assert belief.asked[0] == int(100 * scale)
+
+
+@pytest.mark.parametrize("game", [0, 30])
+def test_the_compiled_planner_senses_where_the_python_chess_reference_does(game: int) -> None:
+    # Beliefs of recorded games (threats, captures, castling): the same draws, the same sample, the same sense.
+    records = load_records()
+    for color in (chess.WHITE, chess.BLACK):
+        beliefs = sensed_beliefs(GameHistory.from_json(records[game]["history"]), color)
+        for k, belief in enumerate(beliefs[:: max(1, len(beliefs) // 4)]):
+            own = belief.sample(1, np.random.default_rng(0))[0]
+            own.turn = color
+            context = SenseContext(color=color, move_actions=tuple(move_actions(own)))
+            answers = []
+            for compiled in (True, False):
+                planner = ValueOfInformationSensePlanner(boards=16, threat_sample=120, hunt_material=0.0, compiled=compiled)
+                sample, weights, levels = planner._stratified_sample(belief, color, np.random.default_rng(k))
+                sense = planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(k), context)
+                answers.append(([board.fen() for board in sample.boards(color)], weights.tolist(), levels.tolist(), sense))
+            assert answers[0] == answers[1], (game, color, k)
