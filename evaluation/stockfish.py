@@ -227,14 +227,21 @@ class Engine:
         return answer if isinstance(answer, chess.Move) else None
 
     def analyse(
-        self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None
+        self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None,
+        info: chess.engine.Info = chess.engine.INFO_ALL,
     ) -> Optional[EngineAnswer]:
-        """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable."""
-        answer = self._ask("analyse", board, limit, multipv)
+        """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable.
+
+        `info` selects what python-chess parses from the engine's output (``INFO_SCORE``: the score
+        alone, about a third less of our CPU per call than ``INFO_ALL``, which replays every
+        principal variation on a board); the search itself is the same.
+        """
+        answer = self._ask("analyse", board, limit, multipv, info)
         return answer  # type: ignore[return-value]
 
     def _ask(
-        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int]
+        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
+        info: chess.engine.Info = chess.engine.INFO_ALL,
     ) -> Optional[object]:
         capture = king_capture(board)
         if capture is not None:  # Stockfish would crash; the answer is known
@@ -248,7 +255,7 @@ class Engine:
         position = board.copy(stack=False)
         if position.ep_square is not None and not position.has_legal_en_passant():
             position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
-        key = (kind, position.fen(), repr(limit), multipv)
+        key = (kind, position.fen(), repr(limit), multipv, int(info))
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
@@ -258,7 +265,7 @@ class Engine:
                 if kind == "play":
                     answer: Optional[object] = process.play(position, limit).move
                 else:
-                    answer = process.analyse(position, limit, multipv=multipv)
+                    answer = process.analyse(position, limit, multipv=multipv, info=info)
                 break
             except ENGINE_FAILURES as error:
                 self.restarts += 1

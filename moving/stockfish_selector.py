@@ -50,7 +50,7 @@ from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
 from blindchess.evaluation.stockfish import Engine, EnginePool
-from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance, outcome_value
+from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
 
 from .base import MoveContext
 from .search import Deadline, SearchPolicy, policy_for
@@ -93,11 +93,13 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class Sample:
-    """Boards drawn for one move, their weights (summing to 1) and ``outcomes[board][move]``."""
+    """Boards drawn for one move, their weights (summing to 1), ``outcomes[board][move]`` and
+    ``proxy[board, move]``, the outcome's proxy value (`blindchess.evaluation.values.outcome_value`)."""
 
     boards: list[chess.Board]
     weights: np.ndarray
     outcomes: list[list[RequestOutcome]]
+    proxy: np.ndarray
 
     def king_odds(self) -> np.ndarray:
         """Per move, the probability that it captures the king."""
@@ -201,7 +203,7 @@ class StockfishMoveSelector:
         distinct, weights = self._distinct(belief, n, rng, color)
         boards = distinct.boards(color)
         outcomes = [[request_outcome(board, move) for move in move_actions] for board in boards]
-        return Sample(boards, weights / weights.sum(), outcomes)
+        return Sample(boards, weights / weights.sum(), outcomes, distinct.move_values(move_actions))
 
     def _distinct(self, belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
         """`n` boards drawn by weight, duplicates merged (by FEN, `color` to move), weighted by their share of the
@@ -216,7 +218,7 @@ class StockfishMoveSelector:
         """Per move, the proxy's blended score less `KING_VALUE` times its exposure, and the exposure
         (on `safety_boards` boards drawn afresh)."""
         lam = self.config.worst_case_weight
-        proxy = np.array([[outcome_value(outcome, color) for outcome in row] for row in sample.outcomes])
+        proxy = sample.proxy
         blended = (1 - lam) * (sample.weights @ proxy) + lam * proxy.min(axis=0)
         exposure = self.exposure(belief, move_actions, rng, color, safety_boards)
         return blended - KING_VALUE * exposure, exposure
@@ -349,7 +351,7 @@ def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color,
     if outcome.exposes_king(color):
         return LOSS
     after = outcome.after()
-    info = engine.analyse(after, limit)
+    info = engine.analyse(after, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
     # Unsearchable or the engine died twice: fall back on the material balance.
