@@ -40,7 +40,7 @@ _VALUES = np.array([PIECE_VALUES[t] for t in range(1, 7)], dtype=np.float64)
 
 @nb.njit(inline="always")
 def _occupancy(bbs: np.ndarray) -> np.uint64:
-    occ = _ZERO
+    occ: np.uint64 = _ZERO
     for t in range(6):
         occ |= bbs[t]
     return occ

@@ -247,8 +247,8 @@ class Engine:
         if capture is not None:  # Stockfish would crash; the answer is known
             if kind == "play":
                 return capture
-            info: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
-            return [info] if multipv is not None else info
+            known: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
+            return [known] if multipv is not None else known
         if not is_searchable(board):
             logger.debug("not searching an impossible position %s", board.fen())
             return None
