@@ -30,13 +30,14 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import logging
 import os
 import queue
 import shutil
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Optional, Union
 
@@ -239,26 +240,75 @@ class Engine:
         answer = self._ask("analyse", board, limit, multipv, info)
         return answer  # type: ignore[return-value]
 
-    def _ask(
-        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
-        info: chess.engine.Info = chess.engine.INFO_ALL,
-    ) -> Optional[object]:
+    def analyse_many(
+        self, boards: Sequence[chess.Board], limit: chess.engine.Limit, info: chess.engine.Info = chess.engine.INFO_ALL
+    ) -> list[Optional[chess.engine.InfoDict]]:
+        """`analyse` of every board in order, the searches run back to back on the engine's event loop.
+
+        The engine gets the very commands a loop of `analyse` calls sends, in the same order,
+        and the cache is read and filled the same way, so the answers are the same; what is
+        saved is python-chess's hand-over between our thread and its event loop's, per search
+        (about a quarter of our CPU per search at depth 4). Should the engine fail, it is
+        restarted and the boards not yet answered go through `analyse` one by one.
+        """
+        answers: list[Optional[object]] = []
+
+        async def run(process: chess.engine.SimpleEngine) -> None:
+            timeout = None if limit.time is None else self.timeout + limit.time  # as SimpleEngine times a search
+            for board in boards:
+                done, answer, key, position = self._lookup("analyse", board, limit, None, info)
+                if not done:
+                    answer = await asyncio.wait_for(process.protocol.analyse(position, limit, info=info), timeout)
+                    self._remember(key, answer)
+                answers.append(answer)
+
+        if boards:
+            try:
+                process = self._running()
+                asyncio.run_coroutine_threadsafe(run(process), process.protocol.loop).result()
+            except ENGINE_FAILURES as error:
+                self.restarts += 1
+                logger.warning("Stockfish failed (%s: %s) in a batch; restarting it", type(error).__name__, error)
+                self._discard_process()
+        rest = [self._ask("analyse", board, limit, None, info) for board in boards[len(answers) :]]
+        return [*answers, *rest]  # type: ignore[list-item]
+
+    def _lookup(
+        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int], info: chess.engine.Info
+    ) -> tuple[bool, Optional[object], tuple[object, ...], chess.Board]:
+        """(answered, the answer, the cache key, the position to search): answered without the engine
+        for a king capture, an unsearchable board or a cached position."""
         capture = king_capture(board)
         if capture is not None:  # Stockfish would crash; the answer is known
             if kind == "play":
-                return capture
+                return True, capture, (), board
             known: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
-            return [known] if multipv is not None else known
+            return True, [known] if multipv is not None else known, (), board
         if not is_searchable(board):
             logger.debug("not searching an impossible position %s", board.fen())
-            return None
+            return True, None, (), board
         position = board.copy(stack=False)
         if position.ep_square is not None and not position.has_legal_en_passant():
             position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
         key = (kind, position.fen(), repr(limit), multipv, int(info))
         if key in self._cache:
             self._cache.move_to_end(key)
-            return self._cache[key]
+            return True, self._cache[key], key, position
+        return False, None, key, position
+
+    def _remember(self, key: tuple[object, ...], answer: Optional[object]) -> None:
+        if answer is not None and self.cache_size:
+            self._cache[key] = answer
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def _ask(
+        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
+        info: chess.engine.Info = chess.engine.INFO_ALL,
+    ) -> Optional[object]:
+        done, known, key, position = self._lookup(kind, board, limit, multipv, info)
+        if done:
+            return known
         for attempt in (1, 2):
             try:
                 process = self._running()
@@ -276,10 +326,7 @@ class Engine:
                 self._discard_process()
         else:
             return None
-        if answer is not None and self.cache_size:
-            self._cache[key] = answer
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+        self._remember(key, answer)
         return answer
 
 

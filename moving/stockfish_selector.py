@@ -49,7 +49,7 @@ from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
-from blindchess.evaluation.stockfish import Engine, EnginePool
+from blindchess.evaluation.stockfish import EnginePool
 from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
 
 from .base import MoveContext
@@ -331,9 +331,18 @@ class StockfishMoveSelector:
 
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
             result: dict[tuple[int, int], float] = {}
+            searched: list[tuple[int, int]] = []
+            for i, j in shard:
+                known = _known_value(outcomes[i][j], color)
+                if known is None:
+                    searched.append((i, j))
+                else:
+                    result[(i, j)] = known
+            afters = [outcomes[i][j].after() for i, j in searched]
             with self.pool.engine() as engine:
-                for i, j in shard:
-                    result[(i, j)] = _position_value(engine, outcomes[i][j], color, limit)
+                infos = engine.analyse_many(afters, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
+            for pair, after, info in zip(searched, afters, infos, strict=True):
+                result[pair] = _searched_value(info, after, color)
             return result
 
         if engines == 1:
@@ -345,13 +354,17 @@ class StockfishMoveSelector:
         return values
 
 
-def _position_value(engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
+def _known_value(outcome: RequestOutcome, color: chess.Color) -> Optional[float]:
+    """s(b, m) where no search is needed: a king capture wins, an exposed king loses; else None."""
     if outcome.captures_king:
         return WIN
     if outcome.exposes_king(color):
         return LOSS
-    after = outcome.after()
-    info = engine.analyse(after, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
+    return None
+
+
+def _searched_value(info: Optional[chess.engine.InfoDict], after: chess.Board, color: chess.Color) -> float:
+    """s(b, m) from the engine's analysis of the position `after` the move."""
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
     # Unsearchable or the engine died twice: fall back on the material balance.
