@@ -58,15 +58,13 @@ Example:
 
 from __future__ import annotations
 
-import sys
-from array import array
-from collections.abc import Sequence
-from itertools import chain
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import chess
+import numba as nb
 import numpy as np
 
+from blindchess.arbiter.bitboard_tables import BIT, lsb, mirror
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import NotInitialisedError, UnexpectedObservationError
@@ -83,14 +81,14 @@ NEVER_SEEN = 16
 _OWN, _SEEN_OPP, _SEEN_EMPTY, _AGE, _WINDOW, _LOST, _REQ_FROM, _REQ_TO, _TAKEN_FROM, _TAKEN_TO, _CAPTURED = (
     0, 6, 12, 13, 14, 15, 16, 17, 18, 19, 20,
 )  # fmt: skip
-_EVENT_TYPES = (GameStarted, OpponentMoved, SenseResult, MoveResult)
-_KIND_OF = {event_type: kind for kind, event_type in enumerate(_EVENT_TYPES)}
+_KIND_OF = {GameStarted: 0, OpponentMoved: 1, SenseResult: 2, MoveResult: 3}
 _PIECE_TYPES = np.arange(1, 7, dtype=np.int8)[:, None]
-_BIT = tuple(1 << (square ^ (7 if sys.byteorder == "little" else 63)) for square in range(64))
-"""The bit of each (relative) square in the encoder's bitboards: laid out so that numpy's fastest unpacking
-(``unpackbits`` in its default, most-significant-first bit order) of the words in memory lists square 0 first."""
-_AGED = bytes(min(age + 1, NEVER_SEEN) for age in range(256))
-"""One more own turn on every square's age (`bytes.translate` table): 16 stays 16."""
+
+STATE_SIZE = 80
+"""The length of an encoder's state (uint64): see `StreamEncoder`."""
+_COLOR, _TURN, _CAPTURES, _AGES = 13, 14, 15, 16  # the state's fields after its 13 bitboards (planes 0..12)
+_NO_COLOR, _BLACK, _WHITE = 0, 1, 2
+_ONE, _NEVER_SEEN, _MAX_TURN, _MAX_CAPTURES = np.uint64(1), np.uint64(NEVER_SEEN), np.uint64(255), np.uint64(16)
 
 FRAME_SCALE = np.ones(FRAME_SIZE, dtype=np.float32)
 """Multiply a frame by this to get the model's float input (every feature in [0, 1])."""
@@ -108,17 +106,183 @@ def relative_square(square: chess.Square, color: chess.Color) -> int:
     return square if color == chess.WHITE else square ^ 56
 
 
-class FrameParts(NamedTuple):
-    """One frame before it is made (`frames_of`): its 20 bitboards (planes 0..12 and 14..20, see `_BIT`),
-    its age plane (64 bytes) and its scalars (`N_SCALARS` bytes)."""
+# ---------------------------------------------------------------------- the compiled fold, one kernel per event
+# A state is uint64[STATE_SIZE]: own pieces by type (pawn .. king), opponent pieces last seen by type, squares
+# last seen without an opponent piece (13 bitboards over relative squares, bit s = square s), then the colour
+# (_NO_COLOR before GameStarted), own turns, captures, and the age plane (64 entries). Squares passed in are
+# absolute (python-chess's); the kernels make them relative. Each returns False, having changed nothing, for an
+# event that contradicts the state (the callers raise), else writes the event's frame into `frame`.
 
-    boards: tuple[int, ...]
-    age: bytes
-    scalars: bytes
+
+@nb.njit(cache=True)
+def _set_bits(frame: np.ndarray, base: int, board: np.uint64) -> None:
+    """Set ``frame[base + s]`` to 1 for each square ``s`` of `board` (a loop over its bits: one per piece, not 64)."""
+    while board:
+        frame[base + lsb(board)] = 1
+        board &= board - _ONE
 
 
-ZERO_PARTS = FrameParts((0,) * (N_PLANES - 1), bytes(64), bytes(N_SCALARS))
-"""The parts of an all-zero frame (what a window shows before any event)."""
+@nb.njit(cache=True)
+def _write_frame(
+    state: np.ndarray, frame: np.ndarray, kind: int, window: np.uint64, lost: int, req_from: int, req_to: int,
+    taken_from: int, taken_to: int, captured: int, not_taken: bool, passed: bool,
+) -> None:  # fmt: skip
+    """The frame of the state after an event of `kind` with these event planes (squares relative, -1: none)."""
+    for index in range(N_PLANES * 64 + 4):  # every plane and the event-type scalars cleared, then the bits set
+        frame[index] = 0
+    for plane in range(_AGE):
+        _set_bits(frame, plane * 64, state[plane])
+    for square in range(64):
+        frame[_AGE * 64 + square] = state[_AGES + square]
+    _set_bits(frame, _WINDOW * 64, window)
+    if lost >= 0:
+        frame[_LOST * 64 + lost] = 1
+    if req_from >= 0:
+        frame[_REQ_FROM * 64 + req_from] = 1
+        frame[_REQ_TO * 64 + req_to] = 1
+    if taken_from >= 0:
+        frame[_TAKEN_FROM * 64 + taken_from] = 1
+        frame[_TAKEN_TO * 64 + taken_to] = 1
+    if captured >= 0:
+        frame[_CAPTURED * 64 + captured] = 1
+    scalars = N_PLANES * 64
+    frame[scalars + kind] = 1
+    frame[scalars + 4] = state[_COLOR] == _WHITE
+    frame[scalars + 5] = min(state[_TURN], _MAX_TURN)
+    frame[scalars + 6] = min(state[_CAPTURES], _MAX_CAPTURES)
+    frame[scalars + 7] = not_taken
+    frame[scalars + 8] = passed
+
+
+@nb.njit(cache=True)
+def _relative(state: np.ndarray, board: np.uint64) -> np.uint64:
+    """An absolute bitboard over relative squares (mirrored for Black)."""
+    return board if state[_COLOR] == _WHITE else mirror(board)
+
+
+@nb.njit(cache=True)
+def _flip(state: np.ndarray) -> int:
+    return 0 if state[_COLOR] == _WHITE else 56
+
+
+@nb.njit(cache=True)
+def _see_empty(state: np.ndarray, bit: np.uint64) -> None:
+    """The square of `bit` shows no opponent piece now (what it showed before is forgotten)."""
+    for index in range(_SEEN_OPP, _SEEN_EMPTY):
+        state[index] &= ~bit
+    state[_SEEN_EMPTY] |= bit
+
+
+@nb.njit(cache=True)
+def _put(state: np.ndarray, square: int, piece_type: int) -> None:
+    """Our piece of `piece_type` (0: none) on relative `square`, replacing what was there."""
+    bit = BIT[square]
+    for index in range(6):
+        state[index] &= ~bit
+    if piece_type:
+        state[piece_type - 1] |= bit
+
+
+@nb.njit(cache=True)
+def fold_start(state: np.ndarray, frame: np.ndarray, white: bool, board: np.ndarray) -> bool:
+    """GameStarted: the player's colour and, from `board` (uint64[8]: pawns .. kings, White's, Black's), its pieces."""
+    for index in range(STATE_SIZE):
+        state[index] = _NEVER_SEEN if index >= _AGES else 0
+    state[_COLOR] = _WHITE if white else _BLACK
+    own = board[6] if white else board[7]
+    for index in range(6):
+        state[index] = _relative(state, board[index] & own)
+    _write_frame(state, frame, 0, np.uint64(0), -1, -1, -1, -1, -1, -1, False, False)
+    return True
+
+
+@nb.njit(cache=True)
+def fold_opponent_moved(state: np.ndarray, frame: np.ndarray, capture: int) -> bool:
+    """OpponentMoved: every square one turn older; a captured piece of ours gone (`capture` -1: none)."""
+    square = -1 if capture < 0 else capture ^ _flip(state)
+    if square >= 0:
+        bit = BIT[square]
+        if not (state[0] | state[1] | state[2] | state[3] | state[4] | state[5]) & bit:
+            return False
+    for index in range(_AGES, STATE_SIZE):
+        state[index] = min(state[index] + _ONE, _NEVER_SEEN)
+    if square >= 0:
+        _put(state, square, 0)
+        for index in range(_SEEN_OPP, _AGE):
+            state[index] &= ~bit
+        state[_AGES + square] = NEVER_SEEN
+    _write_frame(state, frame, 1, np.uint64(0), square, -1, -1, -1, -1, -1, False, False)
+    return True
+
+
+@nb.njit(cache=True)
+def fold_sensed(state: np.ndarray, frame: np.ndarray, skipped: bool, window: np.uint64, board: np.ndarray) -> bool:
+    """SenseResult: what `board` (uint64[8], as for `fold_start`) holds on the `window` squares, seen now."""
+    opponent = board[7] if state[_COLOR] == _WHITE else board[6]
+    seen_window = _relative(state, window)
+    keep = ~seen_window
+    empty = seen_window
+    for index in range(6):
+        seen = _relative(state, board[index] & opponent & window)
+        state[_SEEN_OPP + index] = state[_SEEN_OPP + index] & keep | seen
+        empty &= ~seen
+    state[_SEEN_EMPTY] = state[_SEEN_EMPTY] & keep | empty
+    squares = seen_window
+    while squares:
+        square = lsb(squares)
+        squares ^= BIT[square]
+        state[_AGES + square] = 0
+    _write_frame(state, frame, 2, seen_window, -1, -1, -1, -1, -1, -1, False, skipped)
+    return True
+
+
+@nb.njit(cache=True)
+def fold_moved(
+    state: np.ndarray, frame: np.ndarray, req_from: int, req_to: int, not_taken: bool,
+    taken_from: int, taken_to: int, promotion: int, capture: int,
+) -> bool:  # fmt: skip
+    """MoveResult: squares -1 for none (`req_from` -1: we passed; `taken_from` -1: nothing moved)."""
+    flip = _flip(state)
+    own = state[0] | state[1] | state[2] | state[3] | state[4] | state[5]
+    src = -1 if taken_from < 0 else taken_from ^ flip
+    if src >= 0 and not own & BIT[src]:
+        return False
+    captured = -1
+    if capture >= 0:
+        captured = capture ^ flip
+        _see_empty(state, BIT[captured])
+        state[_AGES + captured] = 0
+        state[_CAPTURES] += _ONE
+    dst = -1
+    if src >= 0:
+        dst = taken_to ^ flip
+        piece = 0
+        for index in range(6):
+            if state[index] & BIT[src]:
+                piece = index + 1
+        _put(state, src, 0)
+        _put(state, dst, promotion if promotion else piece)
+        _see_empty(state, BIT[dst])
+        state[_AGES + dst] = 0
+        if piece == chess.KING and abs(dst - src) == 2:  # castling: relative squares keep the rank-1 geometry
+            rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
+            _put(state, rook_src, 0)
+            _put(state, rook_dst, chess.ROOK)
+    state[_TURN] += _ONE
+    passed = req_from < 0
+    _write_frame(state, frame, 3, np.uint64(0), -1, -1 if passed else req_from ^ flip, -1 if passed else req_to ^ flip,
+                 src, dst, captured, not_taken, passed)  # fmt: skip
+    return True
+
+
+def board_array(pieces: dict[chess.Square, chess.Piece]) -> np.ndarray:
+    """uint64[8] (pawns .. kings, White's, Black's: the arbiter's compiled layout) of a piece map."""
+    board = np.zeros(8, dtype=np.uint64)
+    for square, piece in pieces.items():
+        bit = np.uint64(1 << square)
+        board[piece.piece_type - 1] |= bit
+        board[6 if piece.color == chess.WHITE else 7] |= bit
+    return board
 
 
 class StreamEncoder:
@@ -127,180 +291,81 @@ class StreamEncoder:
     Stateful and O(1) per event; `copy` for an independent encoder (beliefs copy theirs).
     `GameEnded` yields no frame (`push` returns None).
 
-    The state is bitboards (Python ints over relative squares): own pieces per type, opponent
-    pieces last seen per type, squares last seen empty; plus the age plane as an array. An
-    event's work is then a few integer operations, and a frame is the state's and the event's
-    bitboards unpacked in one numpy call (the learning environment encodes every event, so this
-    is its hot path).
+    The state is one uint64 array (`STATE_SIZE`; its layout is at the kernels above), and each
+    event is folded in by a compiled kernel that takes the event's squares and bitboards as
+    integers: the learning environment calls the same kernels with the integers of its compiled
+    game step, so both read frames from one implementation.
+
+    Args:
+        state: the array to keep the state in (a view the caller owns, e.g. one row of the
+            environment's per-player states); None: a new one.
     """
 
-    def __init__(self) -> None:
-        self._color: Optional[chess.Color] = None
-        self._flip = 0  # relative_square as an xor: 0 for White, 56 for Black
-        self._own = [0] * 6  # own pieces by type (pawn .. king)
-        self._seen = [0] * 6  # opponent pieces by type, as last seen
-        self._empty = 0  # last seen without an opponent piece
-        self._age = bytearray([NEVER_SEEN]) * 64  # plane 13 as bytes: `translate` ages every square at once
-        self._turn = 0
-        self._captures = 0
+    def __init__(self, state: Optional[np.ndarray] = None) -> None:
+        self.state = np.zeros(STATE_SIZE, dtype=np.uint64) if state is None else state
+        if state is None:
+            self.state[_AGES:] = NEVER_SEEN
 
     def copy(self) -> StreamEncoder:
-        other = StreamEncoder()
-        other._color, other._flip, other._turn, other._captures = self._color, self._flip, self._turn, self._captures
-        other._own, other._seen, other._empty, other._age = self._own.copy(), self._seen.copy(), self._empty, self._age.copy()
-        return other
+        return StreamEncoder(self.state.copy())
 
     @property
     def color(self) -> chess.Color:
-        if self._color is None:
+        if self.state[_COLOR] == _NO_COLOR:
             raise NotInitialisedError("the encoder has not received GameStarted")
-        return self._color
-
-    def _sq(self, square: chess.Square) -> int:
-        """`relative_square` of the encoder's colour (unchecked: `fold` checks GameStarted came first)."""
-        return square ^ self._flip
-
-    def _forget(self, bit: int) -> None:
-        """The square of `bit` loses its last-seen content."""
-        keep = ~bit
-        self._seen = [board & keep for board in self._seen]
-        self._empty &= keep
-
-    def _see_empty(self, bit: int) -> None:
-        self._forget(bit)
-        self._empty |= bit
+        return bool(self.state[_COLOR] == _WHITE)
 
     def push(self, event: Observation) -> Optional[np.ndarray]:
         """Fold `event` in and return its frame (shape ``(FRAME_SIZE,)`` uint8), or None for `GameEnded`."""
-        parts = self.fold(event)
-        return None if parts is None else frames_of((parts,))[0]
+        frame = np.empty(FRAME_SIZE, dtype=np.uint8)
+        return frame if self.fold(event, frame) else None
 
-    def fold(self, event: Observation) -> Optional[FrameParts]:
-        """Fold `event` in and return its frame as `FrameParts` (`frames_of` makes frames of them), None for `GameEnded`.
+    def fold(self, event: Observation, frame: np.ndarray) -> bool:
+        """Fold `event` in and write its frame into `frame` (uint8, ``(FRAME_SIZE,)``); False for `GameEnded` (no frame).
 
-        For a caller that keeps frames to read later, or never (the learning environment): making the
-        frames of several events in one `frames_of` call costs little more than making one.
+        Raises:
+            NotInitialisedError: an event before GameStarted.
+            UnexpectedObservationError: not an event, or one that contradicts what the player knows (our piece
+                captured or moved where we have none); the encoder is unchanged.
         """
         if isinstance(event, GameEnded):
             _ = self.color  # raises before GameStarted
-            return None
-        kind = _KIND_OF.get(type(event))  # scalars 0-3: which event
+            return False
+        kind = _KIND_OF.get(type(event))
         if kind is None:
             raise UnexpectedObservationError(f"not an observation event: {event!r}")
         if kind:
             _ = self.color  # raises before GameStarted
-        events = [0] * (N_PLANES - _WINDOW)  # this event's planes 14..20, as bitboards
-        scalars = [0] * N_SCALARS
-        scalars[kind] = 1
+        state = self.state
         if isinstance(event, SenseResult):
-            self._sensed(event, events, scalars)
-        elif isinstance(event, MoveResult):
-            self._moved(event, events, scalars)
-        elif isinstance(event, OpponentMoved):
-            self._opponent_moved(event, events)
-        else:
-            assert isinstance(event, GameStarted), "_KIND_OF has four types"
-            self._start(event)
-        scalars[4] = self._color == chess.WHITE
-        scalars[5] = self._turn if self._turn < 255 else 255
-        scalars[6] = self._captures if self._captures < 16 else 16
-        return FrameParts((*self._own, *self._seen, self._empty, *events), bytes(self._age), bytes(scalars))
-
-    def _start(self, event: GameStarted) -> None:
-        self._color, self._turn, self._captures = event.color, 0, 0
-        self._flip = 0 if event.color == chess.WHITE else 56
-        self._own, self._seen, self._empty = [0] * 6, [0] * 6, 0
-        self._age = bytearray([NEVER_SEEN]) * 64
-        board = event.starting_board()
-        for square, piece in board.piece_map().items():
-            if piece.color == event.color:
-                self._own[piece.piece_type - 1] |= _BIT[self._sq(square)]
-
-    def _own_type(self, bit: int) -> int:
-        """Our piece type on the square of `bit` (0 for none)."""
-        for index, board in enumerate(self._own):
-            if board & bit:
-                return index + 1
-        return 0
-
-    def _opponent_moved(self, event: OpponentMoved, events: list[int]) -> None:
-        captured = event.capture_square
-        square = None if captured is None else self._sq(captured)
-        if captured is not None and square is not None and not self._own_type(_BIT[square]):
-            raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(captured)}")
-        self._age = self._age.translate(_AGED)
-        if square is not None:
-            bit = _BIT[square]
-            self._own = [board & ~bit for board in self._own]
-            self._forget(bit)
-            self._age[square] = NEVER_SEEN
-            events[_LOST - _WINDOW] = bit
-
-    def _sensed(self, event: SenseResult, events: list[int], scalars: list[int]) -> None:
-        color, flip = self._color, self._flip  # _sq, inlined: a window has nine squares
-        if event.square is None:
-            scalars[8] = 1
-        age = self._age
-        window = empty = 0
-        opponents = [0] * 6
-        for square, piece in event.window:
-            rel = square ^ flip
-            bit = _BIT[rel]
-            window |= bit
-            age[rel] = 0
-            if piece is not None and piece.color != color:
-                opponents[piece.piece_type - 1] |= bit
-            else:
-                empty |= bit
-        keep = ~window
-        self._seen = [board & keep | opponent for board, opponent in zip(self._seen, opponents, strict=True)]
-        self._empty = self._empty & keep | empty
-        events[0] = window
-
-    def _moved(self, event: MoveResult, events: list[int], scalars: list[int]) -> None:
-        requested, taken = event.requested_move, event.taken_move
-        if taken is not None and not self._own_type(_BIT[self._sq(taken.from_square)]):
-            raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(taken.from_square)}")
-        if requested is None:
-            scalars[8] = 1
-        else:
-            events[_REQ_FROM - _WINDOW] = _BIT[self._sq(requested.from_square)]
-            events[_REQ_TO - _WINDOW] = _BIT[self._sq(requested.to_square)]
-        scalars[7] = requested is not None and requested != taken
-        if event.capture_square is not None:
-            square = self._sq(event.capture_square)
-            events[_CAPTURED - _WINDOW] = _BIT[square]
-            self._see_empty(_BIT[square])
-            self._age[square] = 0
-            self._captures += 1
-        if taken is not None:
-            self._apply_own_move(taken, events)
-        self._turn += 1
-
-    def _apply_own_move(self, move: chess.Move, events: list[int]) -> None:
-        src, dst = self._sq(move.from_square), self._sq(move.to_square)
-        piece = self._own_type(_BIT[src])
-        events[_TAKEN_FROM - _WINDOW], events[_TAKEN_TO - _WINDOW] = _BIT[src], _BIT[dst]
-        self._put(src, 0)
-        self._put(dst, move.promotion or piece)
-        self._see_empty(_BIT[dst])
-        self._age[dst] = 0
-        if piece == chess.KING and abs(dst - src) == 2:  # castling: relative squares keep the rank-1 geometry
-            rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
-            self._put(rook_src, 0)
-            self._put(rook_dst, chess.ROOK)
-
-    def _put(self, square: int, piece_type: int) -> None:
-        """Our piece of `piece_type` (0: none) on `square`, replacing what was there."""
-        bit = _BIT[square]
-        own = [board & ~bit for board in self._own]
-        if piece_type:
-            own[piece_type - 1] |= bit
-        self._own = own
+            window = 0
+            for square, _piece in event.window:
+                window |= 1 << square
+            pieces = {square: piece for square, piece in event.window if piece is not None}
+            return bool(fold_sensed(state, frame, event.square is None, np.uint64(window), board_array(pieces)))
+        if isinstance(event, MoveResult):
+            requested, taken, capture = event.requested_move, event.taken_move, event.capture_square
+            ok = fold_moved(
+                state, frame, -1 if requested is None else requested.from_square, -1 if requested is None else requested.to_square,
+                requested is not None and requested != taken, -1 if taken is None else taken.from_square,
+                -1 if taken is None else taken.to_square, 0 if taken is None else taken.promotion or 0, -1 if capture is None else capture,
+            )  # fmt: skip
+            if not ok:
+                assert taken is not None, "only a taken move can name a square without our piece"
+                raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(taken.from_square)}")
+            return True
+        if isinstance(event, OpponentMoved):
+            capture = event.capture_square
+            if not fold_opponent_moved(state, frame, -1 if capture is None else capture):
+                assert capture is not None, "only a capture can name a square without our piece"
+                raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(capture)}")
+            return True
+        assert isinstance(event, GameStarted), "_KIND_OF has four types"
+        return bool(fold_start(state, frame, event.color == chess.WHITE, board_array(event.starting_board().piece_map())))
 
     def own_types(self) -> np.ndarray:
         """Shape (64,) int8, relative squares: our piece type on each square now (0 for none)."""
-        return _types_of(self._own)
+        return _types_of(self.state[:6])
 
     def known_contents(self) -> np.ndarray:
         """Shape (64,) int8, relative squares: what a square holds for certain, -1 where unknown.
@@ -310,34 +375,22 @@ class StreamEncoder:
         moves change what we cannot see: 0 for no opponent piece, 1..6 the opponent's type.
         Our own squares are not included (`own_types` has them).
         """
-        seen = _types_of(self._seen)
-        seen[(seen == 0) & ~_bits(self._empty).astype(bool)] = -1
-        fresh = np.frombuffer(self._age, dtype=np.uint8) == 0
-        known = np.where(fresh & (_types_of(self._own) == 0), seen, -1).astype(np.int8)
+        state = self.state
+        seen = _types_of(state[_SEEN_OPP:_SEEN_EMPTY])
+        seen[(seen == 0) & ~_bits(state[_SEEN_EMPTY : _SEEN_EMPTY + 1]).astype(bool)] = -1
+        fresh = state[_AGES:] == 0
+        known = np.where(fresh & (_types_of(state[:6]) == 0), seen, -1).astype(np.int8)
         return known
 
 
-def frames_of(parts: Sequence[FrameParts]) -> np.ndarray:
-    """The frames of `parts`, shape ``(len(parts), FRAME_SIZE)`` uint8: every bitboard unpacked in one numpy
-    call, then each frame's planes spliced with its age plane and scalars."""
-    words = array("Q", chain.from_iterable([part.boards for part in parts]))  # in C, unlike numpy's int conversion
-    bits = np.unpackbits(np.frombuffer(words, dtype=np.uint8)).tobytes()  # per frame: planes 0..12, 14..20
-    split, size = _AGE * 64, (N_PLANES - 1) * 64
-    pieces: list[bytes] = []
-    for index, part in enumerate(parts):
-        start = index * size
-        pieces += (bits[start : start + split], part.age, bits[start + split : start + size], part.scalars)
-    return np.frombuffer(bytearray(b"".join(pieces)), dtype=np.uint8).reshape(len(parts), FRAME_SIZE)
+def _bits(boards: np.ndarray) -> np.ndarray:
+    """Shape (len(boards) * 64,) uint8: the bits of each bitboard, square 0 first."""
+    return np.unpackbits(boards.astype("<u8").view(np.uint8), bitorder="little")
 
 
-def _bits(*boards: int) -> np.ndarray:
-    """Shape (len(boards) * 64,) uint8: the bits of each bitboard (see `_BIT`), square 0 first."""
-    return np.unpackbits(np.array(boards, dtype=np.uint64).view(np.uint8))
-
-
-def _types_of(boards: list[int]) -> np.ndarray:
+def _types_of(boards: np.ndarray) -> np.ndarray:
     """Shape (64,) int8: the type (1..6) whose bitboard of `boards` holds each square, 0 for none."""
-    planes = _bits(*boards).reshape(6, 64).astype(np.int8)
+    planes = _bits(boards).reshape(6, 64).astype(np.int8)
     types: np.ndarray = (planes * _PIECE_TYPES).sum(axis=0, dtype=np.int8)
     return types
 

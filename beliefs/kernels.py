@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from blindchess.arbiter.bitboard_tables import lsb
+
 from .tables import (
     BIT,
     COLOR_CASTLING_BITS,
@@ -36,26 +38,6 @@ MAX_CHILDREN = 512
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_SHIFT = np.uint64(58)
-_DEBRUIJN_INDEX = np.array(
-    [
-        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
-    ],
-    dtype=np.int64,
-)  # fmt: skip
-
-
-@nb.njit(inline="always")
-def lsb(x: np.uint64) -> int:
-    """Index of the lowest set bit of a non-zero bitboard (de Bruijn multiplication)."""
-    index: int = _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> _SHIFT]
-    return index
-
-
 @nb.njit(inline="always")
 def _emit(
     opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, i: int,

@@ -38,7 +38,12 @@ our move and our next turn): the bot expands a copy of its belief over every opp
 that captures nothing, the answer to the most common next event. When that event comes
 (``OpponentMoved(None)``) the copy replaces the belief instead of expanding it again; after a
 capture the copy is dropped and the belief expands as usual. The expansion is the costliest
-update of a turn (seconds, on a large set), so pondering takes it off our clock.
+update of a turn (seconds, on a large set), so pondering takes it off our clock. Then, on that
+expanded belief (our moves next turn are known: nothing of ours was captured), it chooses the
+next sense with the planner, which the next turn takes as it is if the belief it was chosen on
+is the belief the turn begins with; and a selector that can ponder (`PonderingSelector`, the
+Stockfish selector) scores the positions the next move will likely ask for, until stopped.
+Pondering draws from its own generator, so the bot's own draws are those of a game without it.
 
 Example::
 
@@ -48,6 +53,7 @@ Example::
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import Counter
@@ -58,6 +64,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import ObservingPlayer, Square
+from blindchess.arbiter.bitboard_moves import move_actions as own_move_actions
 from blindchess.arbiter.observations import (
     GameEnded,
     GameStarted,
@@ -68,7 +75,7 @@ from blindchess.arbiter.observations import (
 )
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.beliefs.samples import draw
-from blindchess.moving.base import MoveContext, MoveSelector
+from blindchess.moving.base import MoveContext, MoveSelector, PonderingSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
 from .random_bot import SeedLike
@@ -134,6 +141,11 @@ class BeliefBot(ObservingPlayer):
         self._pondered: Optional[tuple[Belief, Belief]] = None  # (belief it was expanded from, its expansion)
         self.pondered_turns = 0
         """How many turns began with the belief expanded while the opponent thought."""
+        self._pondered_sense: Optional[tuple[Belief, tuple[chess.Move, ...], Optional[Square]]] = None  # (belief, moves, sense)
+        self.pondered_senses = 0
+        """How many turns sensed where pondering had chosen."""
+        self._sense_actions: list[Square] = []  # the last turn's (every turn offers the same)
+        self._ponder_rng: Optional[np.random.Generator] = None
 
     # ------------------------------------------------------------------ belief upkeep
 
@@ -147,6 +159,7 @@ class BeliefBot(ObservingPlayer):
             self.failures, self._first_failure = Counter(), {}
             self._move_clock = self._turn_end = self._turn_start = self._start_clock = None
             self.turns, self.overhead, self._allotment = 0, 0.0, None
+            self._pondered = self._pondered_sense = None
         elif isinstance(event, OpponentMoved):
             self._capture_square = event.capture_square
             self._turn_start, self._thinking = time.monotonic(), 0.0
@@ -192,6 +205,20 @@ class BeliefBot(ObservingPlayer):
         except BeliefError:
             return  # the real event will meet the same problem and be handled there
         self._pondered = (origin, expanded)
+        if self._ponder_rng is None:
+            self._ponder_rng = self.rng.spawn(1)[0]  # spawning draws nothing from the bot's own generator
+        rng = self._ponder_rng
+        boards = expanded.sample(1, rng)
+        if stop.is_set() or not boards or not self._sense_actions:
+            return
+        board = boards[0]
+        board.turn = self.color
+        moves = own_move_actions(board)  # ours only: the same on every board of the belief
+        context = SenseContext(self.color, None, tuple(moves), None if self._allotment is None else self._allotment.sense)
+        square = self.sense_planner.choose_sense(expanded, self._sense_actions, self._clock_after_turn(), rng, context)
+        self._pondered_sense = (expanded, tuple(moves), square)
+        if isinstance(self.move_selector, PonderingSelector):
+            self.move_selector.ponder(expanded, moves, self.color, stop, rng)
 
     def _rebuilt(self) -> Optional[Belief]:
         """A fresh belief fed every event so far, skipping sense results it cannot fit; None if impossible."""
@@ -220,6 +247,11 @@ class BeliefBot(ObservingPlayer):
         self._allotment, self._sense_seconds = self._plan(seconds_left), 0.0
         if seconds_left < self.low_clock_seconds:
             return None
+        self._sense_actions = sense_actions
+        pondered, self._pondered_sense = self._pondered_sense, None
+        if pondered is not None and pondered[0] is self.belief and pondered[1] == tuple(move_actions):
+            self.pondered_senses += 1
+            return pondered[2] if pondered[2] in sense_actions else None
         budget = None if self._allotment is None else self._allotment.sense
         context = SenseContext(self.color, self._capture_square, tuple(move_actions), budget)
         started = time.monotonic()
@@ -283,6 +315,13 @@ class BeliefBot(ObservingPlayer):
         self._turn_start = None
 
     # ------------------------------------------------------------------ clock
+
+    def _clock_after_turn(self) -> float:
+        """Our clock when our last turn ended (it stands still until our next turn, which adds the increment)."""
+        if self._move_clock is None or self._turn_end is None:
+            return math.inf
+        clock_at_move, started = self._move_clock
+        return clock_at_move - (self._turn_end - started) + self.increment
 
     def _measure_increment(self, seconds_left: float) -> None:
         """Estimate the increment: the clock now minus the clock when our last turn ended."""

@@ -1,10 +1,17 @@
 """`RbcEnv`: RBC and its variants as a PettingZoo AEC environment, played by the arbiter itself.
 
 Agents ``"white"`` and ``"black"`` take two steps per turn, a sense then a move, in the
-arbiter's order; the environment drives a :class:`~blindchess.arbiter.game.LocalGame` (the
-rules, revision, clocks, end conditions and the `GameHistory` are the arbiter's own, nothing
-re-implemented), so a game played here equals the same game played by `play_local_game`
-action for action and record for record (tests/unit/env/test_env_differential.py).
+arbiter's order. The rules, revision, clocks, end conditions and the `GameHistory` are the
+arbiter's own, nothing re-implemented: on 8x8 RBC without clocks a step runs the arbiter's
+compiled game step (:mod:`blindchess.arbiter.compiled_game`, held equal to `rules.py` and
+`LocalGame` by its tests) and the shared encoder's kernels in one numba call
+(:mod:`blindchess.env.step_kernel`), and the environment's :class:`~blindchess.arbiter.game.LocalGame`
+replays the actions when something needs it (`game`, `history()`, `render`, a resignation),
+checking that the positions agree. Other variants, clocked games and a game from a bot's first
+turn on (`play_bot_turn`) drive the `LocalGame` step by step. Either way a game played here
+equals the same game played by `play_local_game` action for action and record for record
+(tests/unit/env/test_env_differential.py), and the two paths give the same observations
+(tests/unit/env/test_env_compiled.py).
 
 Observation (a dict, per agent): ``"observation"``, the agent's latest two frames of the shared
 stream encoder (:mod:`blindchess.env.view`), and ``"action_mask"``, int8 over the action space
@@ -47,23 +54,28 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from blindchess.arbiter import compiled_game
+from blindchess.arbiter.compiled_game import FULL_TURN_LIMIT, KING_CAPTURE, MAX_MOVE_ACTIONS, MOVE_LIMIT, REASON, WINNER
 from blindchess.arbiter.faults import BotFault
 from blindchess.arbiter.game import IllegalActionError, LocalGame
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import Observation
 from blindchess.arbiter.play import Referee, play_turn
 from blindchess.arbiter.player import Player
-from blindchess.arbiter.ruleset import Rules
+from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.arbiter.types import Color, WinReason
+from blindchess.beliefs.encoding import FRAME_SIZE, STATE_SIZE
 from blindchess.variants.catalog import variant_rules
 
 from .actions import ActionCodec
-from .view import OBSERVATION_SHAPE, FrameWindow
+from .step_kernel import step as compiled_step
+from .view import N_FRAMES, OBSERVATION_SHAPE, FrameWindow
 
 AGENTS = ("white", "black")
 COLOR_OF = {"white": chess.WHITE, "black": chess.BLACK}
 AGENT_OF = {chess.WHITE: "white", chess.BLACK: "black"}
 SENSE, MOVE = "sense", "move"
+_REASONS = {KING_CAPTURE: WinReason.KING_CAPTURE, FULL_TURN_LIMIT: WinReason.TURN_LIMIT, MOVE_LIMIT: WinReason.MOVE_LIMIT}
 
 
 class IllegalEnvActionError(IllegalActionError):
@@ -129,7 +141,22 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         observation_space, _ = spaces_for(self.codec)
         self.observation_spaces = {agent: observation_space for agent in AGENTS}
         self.action_spaces = {agent: spaces_for(self.codec)[1] for agent in AGENTS}  # one each, seeded apart
-        self.game: LocalGame[Any] = self._new_game()
+        # Both players' encoder states and frame pairs, one array each: the compiled step folds into them,
+        # and each player's FrameWindow (for the LocalGame's events) is a view of its rows (0 Black, 1 White).
+        self._states = np.zeros((2, STATE_SIZE), dtype=np.uint64)
+        self._frames = np.zeros((2, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
+        self._windows = {color: FrameWindow(observations, self._states[int(color)], self._frames[int(color)]) for color in chess.COLORS}
+        self._mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._legal_buffer = np.zeros(MAX_MOVE_ACTIONS + 1, dtype=np.int64)  # the phase's actions in its first _n_legal
+        self._n_legal = 0
+        self._legal = self._legal_buffer[:0]
+        self._board, self._state = compiled_game.new_state()
+        self._fast = False
+        self._pending: list[int] = []  # actions the compiled step took that the LocalGame has not replayed yet
+        self._game_phase = SENSE  # the phase of the LocalGame's next action
+        self._end_pending = False  # the compiled game ended; the LocalGame's end() has not been called yet
+        self._replaying = False
+        self._game: LocalGame[Any] = self._new_game()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -139,8 +166,13 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
 
     # ------------------------------------------------------------------ the game
 
+    @property
+    def game(self) -> LocalGame[Any]:
+        """The arbiter's `LocalGame` of this game, up to date: the actions of the compiled step replayed into it."""
+        self._sync()
+        return self._game
+
     def _new_game(self) -> LocalGame[Any]:
-        self._windows = {color: FrameWindow(self.encode) for color in (chess.WHITE, chess.BLACK)}
         game: LocalGame[Any] = LocalGame(
             self.seconds_per_player,
             self.seconds_increment,
@@ -153,7 +185,8 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         return game
 
     def _observe_event(self, color: Color, event: Observation) -> None:
-        self._windows[color].push(event)
+        if not self._replaying:  # a replayed action's events were folded in by the compiled step already
+            self._windows[color].push(event)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
         """Start a new game (White to sense); `seed` seeds the action spaces' `sample`."""
@@ -166,42 +199,77 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         self.terminations = {agent: False for agent in AGENTS}
         self.truncations = {agent: False for agent in AGENTS}
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
-        self.game = self._new_game()
-        self.game.start()
-        sense_actions = self.game.sense_actions()
+        self._states.fill(0)
+        self._frames.fill(0)
+        self._pending.clear()
+        self._game_phase, self._end_pending = SENSE, False
+        # The compiled step plays 8x8 RBC without clocks; other rules and clocked games go through the LocalGame.
+        self._fast = self.rules is STANDARD and self.seconds_per_player is None
+        self._game = game = self._new_game()
+        game.start()
+        sense_actions = game.sense_actions()
         assert sense_actions is not None, "a new game runs"
         self._sense_legal = self.codec.sense_indices(sense_actions)
-        self._sense_mask = self.codec.mask_of(self._sense_legal)
-        self._move_mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._move_legal = self._legal = np.zeros(0, dtype=np.int64)
-        self._mask = self._move_mask  # all zeros until a move phase
+        self._set_legal(self._legal_buffer[:0])
         self.agent_selection = "white"
+        if self._fast:
+            compiled_game.load(game.board, game.full_turn_limit, game.reversible_moves_limit, self._board, self._state)
         self._begin_phase(SENSE)
-        if self.game.is_over():
-            self._finish()
+        if game.is_over():
+            self._finish_from_game()
+
+    def _sync(self) -> None:
+        """Replay the compiled step's actions into the LocalGame (its record, clocks and result are the authority)."""
+        if not self._pending and not self._end_pending:
+            return
+        game, codec = self._game, self.codec
+        self._replaying = True
+        try:
+            for index in self._pending:
+                if self._game_phase == SENSE:
+                    game.sense(codec.sense_of(index))
+                    self._game_phase = MOVE
+                    continue
+                move = None
+                if index != codec.none:
+                    moves = game.move_actions()
+                    assert moves is not None, "the compiled game ends when the LocalGame does"
+                    move = moves[codec.move_numbers(moves).index(index)]  # the move the slow path requests
+                game.move(move)
+                game.end_turn()
+                self._game_phase = SENSE
+            self._pending.clear()
+            if self._end_pending:
+                self._end_pending = False
+                game.end()
+        finally:
+            self._replaying = False
+        assert compiled_game.agrees(game.board, self._board, self._state), "the compiled game left the arbiter's rules"
+
+    def _set_legal(self, legal: np.ndarray) -> None:
+        """The agent to act may take `legal` (NONE last): the mask and the legal-action list follow."""
+        buffer, mask = self._legal_buffer, self._mask
+        mask[buffer[: self._n_legal]] = 0
+        n = len(legal)
+        buffer[:n] = legal
+        mask[buffer[:n]] = 1
+        self._n_legal, self._legal = n, buffer[:n]
 
     def _begin_phase(self, phase: str) -> None:
-        """The agent to act starts `phase`: its legal actions (and, for a move, the move table) from the game's lists.
+        """The agent to act starts `phase` (the LocalGame path): its legal actions from the game's lists.
 
-        A game's sense mask never changes (LocalGame lists the sense actions once), so it is made once per
-        game; the move mask array is kept and only the previous move phase's entries cleared: an 8x8 mask
-        has 16449 entries and a phase sets a few dozen.
+        A game's sense actions never change (LocalGame lists them once), so their numbers are made once per game.
         """
         self.phase = phase
-        game, codec = self.game, self.codec
         if phase == SENSE:
-            legal, mask = self._sense_legal, self._sense_mask
+            self._set_legal(self._sense_legal)
         else:
-            move_actions = game.move_actions()
+            move_actions = self._game.move_actions()
             assert move_actions is not None, "a phase begins only while the game runs"
-            numbers = codec.move_numbers(move_actions)
+            numbers = self.codec.move_numbers(move_actions)
             self._move_actions: list[chess.Move] = move_actions  # step finds its move by list.index, in C
             self._move_numbers: list[int] = numbers
-            legal, mask = np.array([*numbers, codec.none], dtype=np.int64), self._move_mask
-            mask[self._move_legal] = 0
-            mask[legal] = 1
-            self._move_legal = legal
-        self._mask, self._legal = mask, legal
+            self._set_legal(np.array([*numbers, self.codec.none], dtype=np.int64))
         infos = self.infos
         infos[self.agent_selection] = {"phase": phase}
         infos[AGENTS[self.agent_selection == "white"]] = {}
@@ -231,7 +299,10 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             return
         index = self._checked(action)
         self._cumulative_rewards[agent] = 0.0
-        game = self.game
+        if self._fast:
+            self._compiled_step(agent, index)
+            return
+        game = self._game
         if self.phase == SENSE:
             game.sense(self.codec.sense_of(index))
             self._begin_phase(MOVE)
@@ -239,6 +310,28 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
         game.move(None if index == self.codec.none else self._move_actions[self._move_numbers.index(index)])
         game.end_turn()
         self._end_of_turn()
+
+    def _compiled_step(self, agent: str, index: int) -> None:
+        """The step on the compiled game (the LocalGame replays it when asked: see `game`)."""
+        self._pending.append(index)
+        sensing = self.phase == SENSE
+        n = compiled_step(
+            self._board, self._state, self._states, self._frames, self._legal_buffer, self._mask, self._n_legal, index,
+            sensing, self.encode,
+        )  # fmt: skip
+        self._n_legal, self._legal = n, self._legal_buffer[:n]
+        infos = self.infos
+        if sensing:
+            self.phase = MOVE
+            infos[agent] = {"phase": MOVE}
+        elif n:
+            self.agent_selection = other = AGENTS[agent == "white"]
+            self.phase = SENSE
+            infos[other], infos[agent] = {"phase": SENSE}, {}
+        else:
+            state = self._state
+            self._end_pending = True
+            self._finish(None if state[WINNER] < 0 else bool(state[WINNER]), _REASONS[int(state[REASON])])
 
     def _checked(self, action: object) -> int:
         if type(action) is int:  # the usual case, without the slower abstract-class check below
@@ -254,11 +347,14 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             f"({legal} legal actions of {self.codec.size}; see observe(agent)['action_mask'])"
         )
 
-    def _finish(self) -> None:
-        """End the game: record the result, hand out the rewards, mark both agents done."""
-        game = self.game
+    def _finish_from_game(self) -> None:
+        """End the LocalGame and then the environment's game with its result."""
+        game = self._game
         game.end()
-        winner, reason = game.get_winner_color(), game.get_win_reason()
+        self._finish(game.get_winner_color(), game.get_win_reason())
+
+    def _finish(self, winner: Optional[Color], reason: Optional[WinReason]) -> None:
+        """Record the result: hand out the rewards, mark both agents done, clear the mask."""
         for agent in AGENTS:
             color = COLOR_OF[agent]
             self.rewards[agent] = 0.0 if winner is None else (1.0 if winner == color else -1.0)
@@ -267,34 +363,36 @@ class RbcEnv(AECEnv[str, dict[str, Any], Any]):
             else:
                 self.terminations[agent] = True
             self.infos[agent] = {"winner": winner, "win_reason": None if reason is None else reason.name}
-        self._move_mask[self._move_legal] = 0
-        self._move_legal = self._legal = np.zeros(0, dtype=np.int64)
-        self._mask = self._move_mask
+        self._set_legal(self._legal_buffer[:0])
         self._accumulate_rewards()
 
     def play_bot_turn(self, player: Player, referee: Referee) -> Optional[BotFault]:
         """Play the whole turn of the agent to act with a `Player` (the arbiter's own turn loop, refereed).
 
         The agent must be at its sense step. The bot gets exactly the callbacks of a `play_local_game`
-        turn; a fault resigns it (see :mod:`blindchess.arbiter.play`) and is returned.
+        turn; a fault resigns it (see :mod:`blindchess.arbiter.play`) and is returned. The turn goes through
+        the LocalGame (brought up to date first), and so does the rest of the game: with a bot on every other
+        turn, the compiled step would only add the replay to each of the agent's turns.
         """
         if self.phase != SENSE:
             raise IllegalEnvActionError(f"{self.agent_selection!r} has sensed already; a bot plays whole turns only")
-        fault = play_turn(self.game, player, end_turn_last=True, referee=referee)
+        game = self.game
+        self._fast = False
+        fault = play_turn(game, player, end_turn_last=True, referee=referee)
         self._end_of_turn()
         return fault
 
     def _end_of_turn(self) -> None:
-        if self.game.is_over():
-            self._finish()
+        if self._game.is_over():
+            self._finish_from_game()
         else:
-            self.agent_selection = AGENT_OF[self.game.turn]
+            self.agent_selection = AGENT_OF[self._game.turn]
             self._begin_phase(SENSE)
 
     def resign(self, agent: str) -> None:
         """`agent` resigns now (the game ends; used by the single-agent wrapper for an out-of-mask action)."""
         self.game.resign(COLOR_OF[agent])
-        self._finish()
+        self._finish_from_game()
 
     def history(self) -> GameHistory:
         """The game's record so far (complete, with the result, once the game is over)."""

@@ -10,10 +10,12 @@ earlier frame is the turn's ``OpponentMoved``). So the pair never drops an event
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
-from blindchess.arbiter.observations import Observation
-from blindchess.beliefs.encoding import FRAME_SIZE, ZERO_PARTS, StreamEncoder, frames_of
+from blindchess.arbiter.observations import GameEnded, Observation
+from blindchess.beliefs.encoding import FRAME_SIZE, StreamEncoder
 
 N_FRAMES = 2
 OBSERVATION_SHAPE = (N_FRAMES, FRAME_SIZE)
@@ -23,23 +25,31 @@ OBSERVATION_SHAPE = (N_FRAMES, FRAME_SIZE)
 class FrameWindow:
     """One player's stream encoder and its latest two frames (zeros before the first events).
 
+    The environment keeps both players' encoder states and frame pairs in two arrays, so that its
+    compiled step folds the events in with the encoder's own kernels; a window is the view of one
+    player's rows, for the events that come from the `LocalGame` (the game start, a bot's turn).
+
     Args:
         encode: False keeps the frames at zero and skips the encoder (for throughput without observations).
+        state: the encoder's state (see `StreamEncoder`); None: its own.
+        frames: shape ``OBSERVATION_SHAPE`` uint8, the (earlier, latest) pair; None: its own.
     """
 
-    def __init__(self, encode: bool = True) -> None:
+    def __init__(self, encode: bool = True, state: Optional[np.ndarray] = None, frames: Optional[np.ndarray] = None) -> None:
         self.encode = encode
-        self.encoder = StreamEncoder()
-        self._pair = (ZERO_PARTS, ZERO_PARTS)  # (earlier, latest), made into frames only when read
+        self.encoder = StreamEncoder(state)
+        self.pair = np.zeros(OBSERVATION_SHAPE, dtype=np.uint8) if frames is None else frames
 
     def push(self, event: Observation) -> None:
         """Fold `event` in; its frame (``GameEnded`` has none) becomes the latest."""
-        if not self.encode:
+        if not self.encode or isinstance(event, GameEnded):
             return
-        parts = self.encoder.fold(event)
-        if parts is not None:
-            self._pair = (self._pair[1], parts)
+        frame = self.encoder.push(event)  # into a new array first: a refused event changes nothing
+        if frame is not None:
+            self.pair[0] = self.pair[1]
+            self.pair[1] = frame
 
     def frames(self) -> np.ndarray:
         """A new array of (earlier frame, latest frame)."""
-        return frames_of(self._pair)
+        pair: np.ndarray = self.pair.copy()
+        return pair

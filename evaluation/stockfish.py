@@ -36,6 +36,7 @@ import logging
 import os
 import queue
 import shutil
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -229,15 +230,17 @@ class Engine:
 
     def analyse(
         self, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int] = None,
-        info: chess.engine.Info = chess.engine.INFO_ALL,
+        info: chess.engine.Info = chess.engine.INFO_ALL, *, stop: Optional[threading.Event] = None,
     ) -> Optional[EngineAnswer]:
         """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable.
 
         `info` selects what python-chess parses from the engine's output (``INFO_SCORE``: the score
         alone, about a third less of our CPU per call than ``INFO_ALL``, which replays every
-        principal variation on a board); the search itself is the same.
+        principal variation on a board); the search itself is the same. With `stop`, the search is
+        abandoned (None, nothing cached) within a few milliseconds of `stop` being set: what
+        pondering needs, whose next turn must not wait for a long search.
         """
-        answer = self._ask("analyse", board, limit, multipv, info)
+        answer = self._ask("analyse", board, limit, multipv, info, stop)
         return answer  # type: ignore[return-value]
 
     def analyse_many(
@@ -304,7 +307,7 @@ class Engine:
 
     def _ask(
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
-        info: chess.engine.Info = chess.engine.INFO_ALL,
+        info: chess.engine.Info = chess.engine.INFO_ALL, stop: Optional[threading.Event] = None,
     ) -> Optional[object]:
         done, known, key, position = self._lookup(kind, board, limit, multipv, info)
         if done:
@@ -314,8 +317,12 @@ class Engine:
                 process = self._running()
                 if kind == "play":
                     answer: Optional[object] = process.play(position, limit).move
-                else:
+                elif stop is None:
                     answer = process.analyse(position, limit, multipv=multipv, info=info)
+                else:
+                    answer = _analyse_unless(process, position, limit, info, stop)
+                    if answer is None:
+                        return None  # abandoned: nothing to keep
                 break
             except ENGINE_FAILURES as error:
                 self.restarts += 1
@@ -328,6 +335,27 @@ class Engine:
             return None
         self._remember(key, answer)
         return answer
+
+
+_STOP_POLL_SECONDS = 0.005
+"""How often an abandonable search looks at its stop event."""
+
+
+def _analyse_unless(
+    process: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit, info: chess.engine.Info,
+    stop: threading.Event,
+) -> Optional[chess.engine.InfoDict]:
+    """`process.analyse(board, limit)`, or None once `stop` is set before the search ends (the search is stopped)."""
+    with process.analysis(board, limit, info=info) as analysis:
+        while True:
+            if analysis.would_block():  # searching, nothing new
+                if stop.wait(_STOP_POLL_SECONDS):
+                    analysis.stop()
+                    return None
+            elif analysis.empty():  # the search ended and every line of it was read
+                return analysis.info
+            else:
+                analysis.get()  # a line of the search (`info` merges them as they arrive)
 
 
 class EnginePool:

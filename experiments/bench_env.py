@@ -12,7 +12,8 @@ same run and interleaved in rounds (so machine load hits all alike):
 A step is one decision (a sense or a move) in both: OpenSpiel's `rbc` also has a sense and a move
 per turn. The rules differ (docs/env.md), so the games do too; the table is per step. Times are
 CPU seconds of this process (``time.process_time``), which a shared machine disturbs less than
-the wall clock; both are printed.
+the wall clock; both are printed. Each loop first runs a few hundred steps untimed (numba loads
+the compiled step from its cache on the first call, about a second).
 
 Then the vectorised rollouts: ``--workers`` `BotOpponentEnv`s (a learner with random masked
 actions against the random bot) in Gymnasium's `AsyncVectorEnv`, one worker process each,
@@ -36,6 +37,9 @@ import numpy as np
 
 from blindchess.env import rbc_env
 from blindchess.env.single import BotOpponentEnv
+
+WARM_UP_STEPS = 500
+"""Steps of each loop before the timed rounds (first calls load compiled code and tables)."""
 
 
 def blindchess_steps(steps: int, observations: bool, seed: int) -> int:
@@ -108,6 +112,8 @@ def main() -> None:
         loops["open_spiel rbc, no observations"] = lambda n, s: open_spiel_steps(n, False, s)
     except ImportError as error:
         print(f"open_spiel not measured: {error}")
+    for loop in loops.values():  # untimed: numba loads the compiled step from its cache on the first call
+        loop(WARM_UP_STEPS, args.seed)
     totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for round_number in range(args.rounds):
         for name, loop in loops.items():

@@ -14,6 +14,7 @@ fixed search depth): ties and random choices draw from the injected generator on
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Optional, Protocol, runtime_checkable
 
@@ -109,4 +110,18 @@ class MoveSelector(Protocol):
 
     def close(self) -> None:
         """Release what the selector holds (engine processes); it may be used again afterwards."""
+        ...
+
+
+@runtime_checkable
+class PonderingSelector(Protocol):
+    """A selector that can prepare its next move on the opponent's time (see `BeliefBot.ponder`)."""
+
+    def ponder(
+        self, belief: Belief, move_actions: list[chess.Move], color: Color, stop: threading.Event, rng: np.random.Generator
+    ) -> int:
+        """Work towards the next move on `belief` (the one expected then) until `stop` is set; returns the positions searched.
+
+        It must return promptly once `stop` is set and leave the selector usable whenever it returns.
+        """
         ...

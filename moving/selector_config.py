@@ -70,6 +70,10 @@ class SelectorConfig:
     """Stockfish's ``Hash`` option (MiB)."""
     engine_cache: int = 4096
     """Positions whose answers the engine pool keeps."""
+    score_cache: int = 65_536
+    """Position values the selector keeps across turns (`ScoreCache`, filled by pondering too); 0 keeps none."""
+    ponder_boards: int = 48
+    """Boards drawn while pondering; their positions are scored likeliest first until the opponent's turn ends."""
     moves_to_go: int = 30
     """Without a time manager's budget, the clock is spread over this many future turns."""
     reserve_seconds: float = 8.0
@@ -99,7 +103,9 @@ class SelectorConfig:
 
     def __post_init__(self) -> None:
         check_types(self)
-        counts = ("boards", "candidates", "engines", "min_boards", "panic_boards", "hunt_boards", "second_look_candidates")
+        counts = (
+            "boards", "candidates", "engines", "min_boards", "panic_boards", "hunt_boards", "second_look_candidates", "ponder_boards",
+        )
         for name in counts:
             if getattr(self, name) < 1:
                 raise MoveSelectionError(f"{name} must be >= 1, got {getattr(self, name)!r}")
@@ -110,6 +116,8 @@ class SelectorConfig:
                 raise MoveSelectionError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
         if not 0.0 < self.unclocked_move_seconds < math.inf:
             raise MoveSelectionError(f"unclocked_move_seconds must be a finite number > 0, got {self.unclocked_move_seconds!r}")
+        if self.score_cache < 0:
+            raise MoveSelectionError(f"score_cache must be >= 0 (0 keeps none), got {self.score_cache!r}")
         if self.board_seconds <= 0.0 or self.budget_cap_divisor < 1.0:
             raise MoveSelectionError(
                 f"need board_seconds > 0 and budget_cap_divisor >= 1, got {self.board_seconds!r}, {self.budget_cap_divisor!r}"

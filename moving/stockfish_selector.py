@@ -25,6 +25,12 @@ each a method with its own tests:
    answers); a close call with hard budget left gets a `second_look` on a fresh, larger sample;
 7. `decide`: ``S`` per candidate, ties broken by the injected generator.
 
+Every s(b, m) searched is kept in a `ScoreCache` (:mod:`blindchess.moving.score_cache`) and
+answers the same position later at an equal or weaker limit. `ponder`, run on the opponent's
+time, fills it: it draws the likeliest boards of the belief the bot expects at its next turn,
+asks the engine for its move on the first few (the candidates the next turn will most likely
+score) and searches those moves on every drawn board, likeliest first, until stopped.
+
 The settings are one `SelectorConfig` (:mod:`blindchess.moving.selector_config`). Time: the
 bot's time manager passes a budget in the `MoveContext`; without one the selector plans its own
 (`budget`): the clock less `reserve_seconds`, spread over `moves_to_go` turns. Without a clock
@@ -35,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
@@ -53,6 +60,7 @@ from blindchess.evaluation.stockfish import EnginePool
 from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
 
 from .base import MoveContext
+from .score_cache import ScoreCache
 from .search import Deadline, SearchPolicy, policy_for
 from .selector_config import SelectorConfig
 
@@ -63,6 +71,9 @@ CANDIDATE_FLOOR_SECONDS = 0.005
 """The shortest timed search for the engine's own move on a board (choosing candidates)."""
 HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
+PONDER_STRENGTH = 2.0
+"""Pondering searches a position this many times as long as the last turn's searches (up to
+`SelectorConfig.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
@@ -134,9 +145,14 @@ class StockfishMoveSelector:
         self.compiled = compiled
         self.policy = policy_for(self.config)
         self.pool = EnginePool(self.config.engines, options=self.config.engine_options, cache_size=self.config.engine_cache)
+        self.cache = ScoreCache(self.config.score_cache)
+        self._last_limit: Optional[chess.engine.Limit] = None  # the last turn's search of one position
 
     def close(self) -> None:
+        """Stop the engines and forget the game's positions (the cache's counts stay, for measurements)."""
         self.pool.close()
+        self.cache.clear(counts=False)
+        self._last_limit = None
 
     def choose_move(
         self,
@@ -277,6 +293,7 @@ class StockfishMoveSelector:
         boards, searched in `seconds` under `policy`."""
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
         limit = policy.position_limit(seconds * self.config.engines, len(evaluations))
+        self._last_limit = limit
         values = self._values(outcomes, evaluations, color, limit)
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return Scores(columns, table @ weights, table.min(axis=1), len(outcomes))
@@ -322,6 +339,59 @@ class StockfishMoveSelector:
         total[candidates] = self.blend(scores) + hunt[candidates] - self.config.exposure_penalty * exposure[candidates]
         return pick(move_actions, total, rng)
 
+    def ponder(
+        self, belief: Belief, move_actions: list[chess.Move], color: Color, stop: threading.Event, rng: np.random.Generator
+    ) -> int:
+        """Score the positions the next turn will likely ask for into the cache until `stop` is set (see the module
+        docstring); returns how many positions were searched.
+
+        `belief` is the belief expected at the next turn (before its sense) and `move_actions` our moves then.
+        Each search is the last turn's, `PONDER_STRENGTH` times as long (the same depth at fixed depth), and
+        `stop` abandons it at once (`Engine.analyse`'s `stop`); the engine's own moves take the shorter
+        of the last search and `candidate_search_seconds`.
+        """
+        if not move_actions or stop.is_set():
+            return 0
+        limit = self._ponder_limit()
+        play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidate_search_seconds))
+        distinct, weights = self._distinct(belief, self.config.ponder_boards, rng, color)
+        boards = distinct.boards(color)
+        likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
+        legal = set(move_actions)
+        chosen: list[chess.Move] = []
+        searched = 0
+        with self.pool.engine() as engine:
+            for board in likeliest[: self.config.candidates // 2 + 1]:  # as `candidates` picks them
+                if stop.is_set():
+                    return searched
+                move = engine.play(board, play_limit)
+                if move is not None and move in legal and move not in chosen:
+                    chosen.append(move)
+            for board in likeliest:
+                for move in chosen:
+                    if stop.is_set():
+                        return searched
+                    outcome = request_outcome(board, move)
+                    if _known_value(outcome, color) is not None:
+                        continue
+                    after = outcome.after()
+                    if self.cache.get(after, color, limit, counted=False) is not None:
+                        continue
+                    value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE, stop=stop), color)
+                    if value is not None:
+                        self.cache.store(after, color, limit, value, pondered=True)
+                        searched += 1
+        return searched
+
+    def _ponder_limit(self) -> chess.engine.Limit:
+        """The search of one position while pondering (see `ponder`)."""
+        last = self._last_limit
+        if last is None:  # no turn yet: the engine's own move's search
+            last = self.policy.play_limit(self.config.candidate_search_seconds, CANDIDATE_FLOOR_SECONDS)
+        if last.time is None:
+            return last  # a fixed depth: the same search
+        return chess.engine.Limit(time=min(self.config.max_position_seconds, PONDER_STRENGTH * last.time))
+
     def _values(
         self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
     ) -> dict[tuple[int, int], float]:
@@ -332,17 +402,28 @@ class StockfishMoveSelector:
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
             result: dict[tuple[int, int], float] = {}
             searched: list[tuple[int, int]] = []
+            afters: list[chess.Board] = []
             for i, j in shard:
                 known = _known_value(outcomes[i][j], color)
-                if known is None:
-                    searched.append((i, j))
-                else:
+                if known is not None:
                     result[(i, j)] = known
-            afters = [outcomes[i][j].after() for i, j in searched]
+                    continue
+                after = outcomes[i][j].after()
+                cached = self.cache.get(after, color, limit)
+                if cached is not None:
+                    result[(i, j)] = cached
+                    continue
+                searched.append((i, j))
+                afters.append(after)
             with self.pool.engine() as engine:
                 infos = engine.analyse_many(afters, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
             for pair, after, info in zip(searched, afters, infos, strict=True):
-                result[pair] = _searched_value(info, after, color)
+                value = _score_value(info, color)
+                if value is None:  # unsearchable, or the engine died twice: the material balance, kept nowhere
+                    value = math.tanh(material_balance(after, color) / 10.0)
+                else:
+                    self.cache.store(after, color, limit, value)
+                result[pair] = value
             return result
 
         if engines == 1:
@@ -363,12 +444,12 @@ def _known_value(outcome: RequestOutcome, color: chess.Color) -> Optional[float]
     return None
 
 
-def _searched_value(info: Optional[chess.engine.InfoDict], after: chess.Board, color: chess.Color) -> float:
-    """s(b, m) from the engine's analysis of the position `after` the move."""
+def _score_value(info: Optional[object], color: chess.Color) -> Optional[float]:
+    """v(after) for `color` from the engine's analysis of it; None if there is none (unsearchable, the engine
+    died twice, or the search was abandoned)."""
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
-    # Unsearchable or the engine died twice: fall back on the material balance.
-    return math.tanh(material_balance(after, color) / 10.0)
+    return None
 
 
 def pick(moves: list[chess.Move], scores: np.ndarray, rng: np.random.Generator) -> chess.Move:

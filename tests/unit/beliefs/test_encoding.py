@@ -10,16 +10,14 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
 from blindchess.beliefs.encoding import (
     FRAME_SCALE,
     FRAME_SIZE,
     N_PLANES,
     NEVER_SEEN,
-    ZERO_PARTS,
     StreamEncoder,
-    frames_of,
     relative_square,
     relative_targets,
 )
@@ -88,13 +86,17 @@ def test_frames_are_those_of_encoding_version_1() -> None:
     assert digest.hexdigest() == FRAMES_DIGEST
 
 
-def test_frames_of_several_parts_equal_the_frames_one_by_one() -> None:
-    encoder = StreamEncoder()
+def test_fold_writes_the_frame_push_returns_into_the_array_given() -> None:
+    """`fold` (what the learning environment's window calls) and `push` make the same frames, in place."""
+    folding, pushing = StreamEncoder(), StreamEncoder()
     events: list[Observation] = [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(chess.E2, ())]
-    parts = [encoder.fold(event) for event in events]
-    one_by_one = [frames_of([part]) for part in parts if part is not None]
-    np.testing.assert_array_equal(frames_of([part for part in parts if part is not None]), np.concatenate(one_by_one))
-    np.testing.assert_array_equal(frames_of([ZERO_PARTS]), np.zeros((1, FRAME_SIZE), dtype=np.uint8))
+    frame = np.full(FRAME_SIZE, 7, dtype=np.uint8)  # every byte is written
+    for event in events:
+        assert folding.fold(event, frame)
+        pushed = pushing.push(event)
+        assert pushed is not None
+        np.testing.assert_array_equal(frame, pushed)
+    assert not folding.fold(GameEnded(None, None), frame)
 
 
 def test_scaled_frames_lie_in_the_unit_interval() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -218,3 +219,23 @@ def test_a_batch_restarts_a_killed_engine_and_answers_every_board(engine: Engine
     answers = engine.analyse_many(_positions()[:4], FAST)
     assert all(isinstance(answer, dict) and "score" in answer for answer in answers)
     assert engine.restarts == 1 and engine.pid not in (None, first_pid)
+
+
+def test_a_stoppable_search_answers_like_analyse_when_not_stopped(engine: Engine) -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    info = engine.analyse(board, chess.engine.Limit(depth=6), stop=threading.Event())
+    assert isinstance(info, dict) and info["depth"] == 6 and "score" in info and info["pv"][0] in board.legal_moves
+
+
+def test_a_stopped_search_is_abandoned_and_not_kept(engine: Engine) -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    stop = threading.Event()
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    try:
+        assert engine.analyse(board, chess.engine.Limit(depth=60), stop=stop) is None  # depth 60 would take hours
+    finally:
+        timer.cancel()
+    assert engine.analyse(board, chess.engine.Limit(depth=60), stop=stop) is None  # already stopped: not answered from a cache
+    info = engine.analyse(board, chess.engine.Limit(depth=4))
+    assert isinstance(info, dict) and info["depth"] == 4  # the engine is usable afterwards
