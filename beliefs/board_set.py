@@ -47,8 +47,19 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 
 from . import kernels
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
-from .compact import BYTES_PER_BOARD, BoardKey, board_key, castling_bits, piece_bitboards, row_board, row_key
+from .compact import (
+    BYTES_PER_BOARD,
+    BoardKey,
+    board_key,
+    castling_bits,
+    own_grid,
+    piece_bitboards,
+    piece_grid,
+    row_board,
+    row_key,
+)
 from .move_model import UNIFORM, OpponentMoveModel
+from .rows import Rows
 from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
 from .validation import check_event, game_over
 
@@ -56,7 +67,6 @@ logger = logging.getLogger(__name__)
 
 _CHUNK_ROWS = 1 << 20
 """Child rows per expansion chunk (58 MiB of output)."""
-_MARGINAL_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -426,32 +436,10 @@ class BoardSet:
         normalised: np.ndarray = self._weights / self._weights.sum()
         return normalised
 
-    @staticmethod
-    def _bits(opp: np.ndarray) -> np.ndarray:
-        """Shape (rows, 6, 64) uint8: the opponent's piece bits of the boards whose bitboards are `opp`."""
-        raw = np.ascontiguousarray(opp).view(np.uint8).reshape(-1, 6, 8)
-        return np.unpackbits(raw, axis=2, bitorder="little")
-
-    def _own_grid(self) -> np.ndarray:
-        grid = np.zeros(64, dtype=np.uint8)
-        offset = 0 if self.color == chess.WHITE else 6
-        for t in range(6):
-            for square in chess.scan_forward(int(self._own[t])):
-                grid[square] = t + 1 + offset
-        return grid
-
     def piece_grid(self, rows: Optional[np.ndarray] = None) -> np.ndarray:
         """Shape (N, 64) uint8: the marginal channel of every square of every board (of boards `rows` only, if given)."""
         self._require_started()
-        opp = self._opp if rows is None else self._opp[rows]
-        offset = 7 if self.color == chess.WHITE else 1
-        grid = np.empty((len(opp), 64), dtype=np.uint8)
-        own = self._own_grid()
-        channels = np.arange(offset, offset + 6, dtype=np.uint8)[None, :, None]
-        for start in range(0, len(opp), _MARGINAL_ROWS):
-            bits = self._bits(opp[start : start + _MARGINAL_ROWS])
-            grid[start : start + _MARGINAL_ROWS] = own + (bits * channels).sum(axis=1, dtype=np.uint8)
-        return grid
+        return piece_grid(self._own, self._opp if rows is None else self._opp[rows], self.color)
 
     def marginals(self) -> np.ndarray:
         """Shape (64, 13): P(square holds channel), rows summing to one."""
@@ -459,7 +447,7 @@ class BoardSet:
         offset = 7 if self.color == chess.WHITE else 1
         result = np.zeros((64, N_CHANNELS))
         result[:, offset : offset + 6] = kernels.opponent_marginals(self._opp, self.weights())
-        own = self._own_grid()
+        own = own_grid(self._own, self.color)
         result[np.arange(64)[own > 0], own[own > 0]] = 1.0
         result[:, 0] = np.clip(1.0 - result[:, 1:].sum(axis=1), 0.0, 1.0)
         return result
@@ -487,10 +475,19 @@ class BoardSet:
 
     def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
         """`n` boards drawn with replacement, in proportion to their weights."""
+        return self.sample_rows(n, rng).boards()
+
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Rows:
+        """The draws of `sample` as compact `Rows` (no `chess.Board` built: see :mod:`blindchess.beliefs.rows`)."""
         if n < 0:
             raise ValueError(f"n must be non-negative, got {n!r}")
         self._require_started()
-        return [self.board(int(i)) for i in rng.choice(len(self), size=n, p=self.weights())]
+        return self.rows(rng.choice(len(self), size=n, p=self.weights()))
+
+    def rows(self, index: np.ndarray) -> Rows:
+        """Boards ``index`` of the set as `Rows`, in that order."""
+        self._require_started()
+        return Rows(self.color, self._turn, self._own, self._opp[index], self._castling[index], self._ep[index], index)
 
     def __contains__(self, board: object) -> bool:
         if not isinstance(board, chess.Board) or self._color is None or board.turn != self._turn:

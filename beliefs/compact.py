@@ -21,7 +21,11 @@ from typing import Optional
 import chess
 import numpy as np
 
+from .base import channel
 from .tables import BIT
+
+_GRID_ROWS = 1 << 16
+"""Rows unpacked at once by `piece_grid` (bounds its temporary memory)."""
 
 BoardKey = tuple[int, ...]
 """12 piece bitboards (white P..K, black P..K), side to move, castling corner bitboard, en-passant square or -1."""
@@ -80,3 +84,25 @@ def square_bit(square: Optional[int]) -> np.uint64:
     """The bitboard of `square` (0 for None)."""
     bit: np.uint64 = BIT[square] if square is not None else np.uint64(0)
     return bit
+
+
+def own_grid(own: np.ndarray, color: chess.Color) -> np.ndarray:
+    """Shape (64,) uint8: the marginal channel of our pieces `own` on every square (0 where none of ours stands)."""
+    grid = np.zeros(64, dtype=np.uint8)
+    for t, bb in zip(chess.PIECE_TYPES, own, strict=True):
+        for square in chess.scan_forward(int(bb)):
+            grid[square] = channel(chess.Piece(t, color))
+    return grid
+
+
+def piece_grid(own: np.ndarray, opp: np.ndarray, color: chess.Color) -> np.ndarray:
+    """Shape (N, 64) uint8: the marginal channel of every square of the rows `opp` beside our pieces `own`."""
+    offset = channel(chess.Piece(chess.PAWN, not color))
+    grid = np.empty((len(opp), 64), dtype=np.uint8)
+    own_channels = own_grid(own, color)
+    channels = np.arange(offset, offset + 6, dtype=np.uint8)[None, :, None]
+    for start in range(0, len(opp), _GRID_ROWS):
+        raw = np.ascontiguousarray(opp[start : start + _GRID_ROWS]).view(np.uint8).reshape(-1, 6, 8)
+        bits = np.unpackbits(raw, axis=2, bitorder="little")
+        grid[start : start + _GRID_ROWS] = own_channels + (bits * channels).sum(axis=1, dtype=np.uint8)
+    return grid

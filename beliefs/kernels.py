@@ -214,71 +214,80 @@ def expand_chunk(
     return i, k
 
 
+@nb.njit(inline="always")
+def revise_request(
+    opp_occ: np.uint64, occ: np.uint64, castling: int, ep: int, white: int, piece: int, src: int, dst: int
+) -> tuple[int, int]:
+    """The revision of our requested move on one board (RBC rules 5c i-iv): (square it ends on, captured square).
+
+    ``opp_occ`` and ``occ`` are the board's opponent and total occupancy, ``castling`` and ``ep``
+    its row's castling bits and raw en-passant square; ``piece`` is our moving piece type index
+    (0 pawn .. 5 king) and ``dst`` has the default queen promotion applied by the caller. The
+    first is -1 when the request is illegal on the board, the second -1 for no capture. The
+    promotion piece never changes under revision. Unchecked: the request is a move action.
+    """
+    forward = 8 if white else -8
+    moved = -1
+    captured = -1
+    if piece == 5 and abs(dst - src) == 2:  # castling: rights and every square between king and rook empty
+        rook_src = src + 3 if dst > src else src - 4
+        step = 1 if dst > src else -1
+        clear = (castling & CORNER_BITS[rook_src]) != 0
+        sq = src + step
+        while sq != rook_src:
+            if occ & BIT[sq]:
+                clear = False
+            sq += step
+        if clear:
+            moved = dst
+    elif piece == 1 or piece == 5:
+        moved = dst
+        if opp_occ & BIT[dst]:
+            captured = dst
+    elif piece == 0:
+        if (dst - src) % 8 == 0:  # pushes; a blocked double push becomes a single push
+            mid = src + forward
+            if not occ & BIT[mid]:
+                if dst == mid or not occ & BIT[dst]:
+                    moved = dst
+                else:
+                    moved = mid
+        elif opp_occ & BIT[dst]:
+            moved = dst
+            captured = dst
+        elif dst == ep and not occ & BIT[dst]:
+            moved = dst
+            captured = dst - forward
+    else:  # sliders stop on the first opponent piece, capturing it
+        d = DIRECTION_TO[src, dst]
+        for n in range(RAY_LENGTHS[d, src]):
+            sq = RAY_SQUARES[d, src, n]
+            if opp_occ & BIT[sq]:
+                moved = sq
+                captured = sq
+                break
+            if sq == dst:
+                moved = dst
+                break
+    return moved, captured
+
+
 @nb.njit(cache=True)
 def own_move_outcomes(
     opp: np.ndarray, ep: np.ndarray, castling: np.ndarray, own_occ: np.uint64, white: int,
     piece: int, src: int, dst: int, out_dst: np.ndarray, out_capture: np.ndarray,
 ) -> None:
-    """The revision of our requested move on every board (RBC rules 5c i-iv).
-
-    Args:
-        piece: our moving piece type index (0 pawn .. 5 king); ``dst`` already has the
-            default queen promotion applied by the caller.
+    """`revise_request` of our requested move on every board.
 
     Writes per board ``out_dst`` (the square the move actually ends on, -1 if the
     request is illegal on that board) and ``out_capture`` (the captured square, -1
-    for none). The promotion piece never changes under revision.
+    for none).
     """
-    forward = 8 if white else -8
     for i in range(opp.shape[0]):
         opp_occ = _ZERO
         for t in range(6):
             opp_occ |= opp[i, t]
-        occ = opp_occ | own_occ
-        moved = -1
-        captured = -1
-        if piece == 5 and abs(dst - src) == 2:  # castling: rights and every square between king and rook empty
-            rook_src = src + 3 if dst > src else src - 4
-            step = 1 if dst > src else -1
-            clear = (castling[i] & CORNER_BITS[rook_src]) != 0
-            sq = src + step
-            while sq != rook_src:
-                if occ & BIT[sq]:
-                    clear = False
-                sq += step
-            if clear:
-                moved = dst
-        elif piece == 1 or piece == 5:
-            moved = dst
-            if opp_occ & BIT[dst]:
-                captured = dst
-        elif piece == 0:
-            if (dst - src) % 8 == 0:  # pushes; a blocked double push becomes a single push
-                mid = src + forward
-                if not occ & BIT[mid]:
-                    if dst == mid or not occ & BIT[dst]:
-                        moved = dst
-                    else:
-                        moved = mid
-            elif opp_occ & BIT[dst]:
-                moved = dst
-                captured = dst
-            elif dst == ep[i] and not occ & BIT[dst]:
-                moved = dst
-                captured = dst - forward
-        else:  # sliders stop on the first opponent piece, capturing it
-            d = DIRECTION_TO[src, dst]
-            for n in range(RAY_LENGTHS[d, src]):
-                sq = RAY_SQUARES[d, src, n]
-                if opp_occ & BIT[sq]:
-                    moved = sq
-                    captured = sq
-                    break
-                if sq == dst:
-                    moved = dst
-                    break
-        out_dst[i] = moved
-        out_capture[i] = captured
+        out_dst[i], out_capture[i] = revise_request(opp_occ, opp_occ | own_occ, castling[i], ep[i], white, piece, src, dst)
 
 
 @nb.njit(cache=True)

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import numpy as np
 
 from blindchess.arbiter.history import GameHistory, Turn
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult
+from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, SenseResult
 
+from .board_set import BoardSet
 from .random_games import ObservedGame
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "boardset_games.json.gz"
@@ -55,3 +57,23 @@ def observed_game(history: GameHistory) -> ObservedGame:
             game.events[color].append(event)
             game.truth[color].append(truth)
     return game
+
+
+def sensed_beliefs(history: GameHistory, color: chess.Color, limit: int = 2_000, subset: int = 400, seed: int = 0) -> list[BoardSet]:
+    """`color`'s board set (unweighted) after each of its senses in `history`, our side to move.
+
+    Past `limit` boards the set is re-seeded with `subset` of its boards (drawn with `seed`) and
+    the true board, as the lockstep board-set tests do: beliefs of real games, each replay a
+    fraction of a second. For tests and benchmarks of what planners read from a belief.
+    """
+    game = observed_game(history)
+    rng = np.random.default_rng(seed)
+    belief, kept = BoardSet(max_boards=None, move_model=None), []
+    for event, truth in zip(game.events[color], game.truth[color], strict=True):
+        belief.update(event)
+        if len(belief) > limit:
+            rows = np.sort(rng.choice(len(belief), size=subset, replace=False))
+            belief = BoardSet.from_boards(color, [truth, *belief.subset(rows).boards()], max_boards=None, move_model=None)
+        if isinstance(event, SenseResult):
+            kept.append(belief.copy())
+    return kept

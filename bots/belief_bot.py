@@ -74,7 +74,7 @@ from blindchess.arbiter.observations import (
     SenseResult,
 )
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
-from blindchess.evaluation.values import threat_levels
+from blindchess.beliefs.samples import draw
 from blindchess.moving.base import MoveContext, MoveSelector, PonderingSelector
 from blindchess.sensing.base import SenseContext, SensePlanner
 
@@ -301,8 +301,7 @@ class BeliefBot(ObservingPlayer):
         """This turn's allotment from the time manager (None without one)."""
         if self.time_manager is None:
             return None
-        sample = self.belief.sample(self.difficulty_boards, self.rng)
-        levels = threat_levels(sample, self.color) if sample else np.zeros(0, dtype=np.int64)
+        levels = draw(self.belief, self.difficulty_boards, self.rng, self.color).threat_levels()
         threat = float(((levels == 2) + (levels == 1) / 3.0).mean()) if len(levels) else 0.0
         weight = difficulty(len(self.belief), threat)
         return self.time_manager.allot(seconds_left, self.increment, self.turns, weight, self.overhead)

@@ -27,8 +27,6 @@ import numpy as np
 
 from blindchess.arbiter.types import Color
 
-from .values import material_balance
-
 HUNT_MATERIAL = 5.0
 """The material lead (pawns, weighted mean over the sampled boards) from which we hunt the king."""
 
@@ -36,16 +34,15 @@ NO_KING = 64
 """`king_squares`' label for a board without the opponent's king (captured: the game is over there)."""
 
 
-def material_lead(boards: Sequence[chess.Board], weights: np.ndarray, color: Color) -> float:
-    """The weighted mean of `color`'s material balance over `boards` (0 for no boards).
+def material_lead(balance: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted mean of the per-board material balances `balance` (`values.material_balance`; 0 for no boards).
 
-    >>> boards = [chess.Board("4k3/8/8/8/8/8/8/R2QK3 w - - 0 1"), chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")]
-    >>> material_lead(boards, np.array([0.5, 0.5]), chess.WHITE)
+    >>> material_lead(np.array([14.0, 9.0]), np.array([0.5, 0.5]))
     11.5
     """
-    if not boards:
+    if not len(balance):
         return 0.0
-    return float(np.dot(weights, [material_balance(board, color) for board in boards]))
+    return float(np.dot(weights, balance))
 
 
 def engine_votes(moves: Sequence[chess.Move], chosen: Sequence[chess.Move | None], weights: np.ndarray) -> np.ndarray:

@@ -99,15 +99,3 @@ def level_boosts(king_boost: float) -> np.ndarray:
     """The weight per threat level (`threat_levels`): 1 when quiet, `king_boost` when our king is
     attacked right now, and a third of that extra when only a square next to it is."""
     return np.array([1.0, 1.0 + (king_boost - 1.0) / 3.0, king_boost])
-
-
-def threat_weights(boards: Sequence[chess.Board], color: Color, king_boost: float = 4.0) -> np.ndarray:
-    """Per board, how much more likely an aggressive opponent makes it than a uniform move model.
-
-    `level_boosts(king_boost)` by the board's threat level. Rushing bots (AttackerBot's scripted
-    mates, a knight hunting the king) head for exactly these boards; weighting them up makes
-    planners look and selectors defend before the threat lands, at the price of some caution
-    against quiet opponents.
-    """
-    weights: np.ndarray = level_boosts(king_boost)[threat_levels(boards, color)]
-    return weights

@@ -15,7 +15,10 @@ comes before the installed package. Each game runs in its own process; baseline 
 alternate for ``--rounds`` rounds, so machine load hits both alike, after one untimed game
 each (the first use of the belief kernels compiles them, seconds that belong to no turn).
 The script checks that both played the very same game (the flagship's senses and moves
-compared) and prints the ratio of the mean and median turn times, baseline over current::
+compared) and prints, per variant, the mean and median seconds per own turn twice: wall clock
+(which includes waiting for Stockfish) and CPU seconds of the bot's own process
+(``time.process_time``; Stockfish's engines are other processes), and their ratios, current
+over baseline. The CPU figure is what compiled kernels save (docs/champion.md)::
 
     nice -n 15 python3 experiments/bench_flagship_turn.py --rounds 3 --baseline 4bc6f1e
 """
@@ -52,16 +55,20 @@ class TimedPlayer(Player):
     def __init__(self, player: Any) -> None:
         self.player = player
         self.turns: list[dict[str, float]] = []
+        self.cpu_turns: list[dict[str, float]] = []
         self.actions: list[str] = []
         self._current: dict[str, float] = {}
+        self._current_cpu: dict[str, float] = {}
 
     def _timed(self, name: str, *args: Any) -> Any:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         result = getattr(self.player, name)(*args)
         self._current[name] = self._current.get(name, 0.0) + time.perf_counter() - started
+        self._current_cpu[name] = self._current_cpu.get(name, 0.0) + time.process_time() - started_cpu
         if name == "handle_move_result":
             self.turns.append(self._current)
-            self._current = {}
+            self.cpu_turns.append(self._current_cpu)
+            self._current, self._current_cpu = {}, {}
         return result
 
     def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
@@ -95,7 +102,8 @@ def play_one(seed: int, opponent: str, depth: int, clock: float) -> dict[str, An
     flagship = TimedPlayer(FlagshipBot(rng=seed, selector={"search_depth": depth}))
     other = {"random": RandomBot, "attacker": AttackerBot}[opponent](rng=seed + 1)
     winner, reason, _ = play_local_game(flagship, other, seconds_per_player=clock, enforce_deadlines=False)
-    return {"turns": flagship.turns, "actions": flagship.actions, "winner": winner, "reason": str(reason)}
+    return {"turns": flagship.turns, "cpu_turns": flagship.cpu_turns, "actions": flagship.actions, "winner": winner,
+            "reason": str(reason)}
 
 
 def run_child(site: Optional[str], args: argparse.Namespace) -> dict[str, Any]:
@@ -168,16 +176,21 @@ def report(variants: dict[str, Optional[str]], args: argparse.Namespace) -> None
     print(f"flagship (White) vs {args.opponent}, seed {args.seed}, Stockfish depth {args.depth}, clock {args.clock:.0f} s, "
           f"{args.rounds} round(s); {len(first['turns'])} own turns, result {first['reason']}; "
           + ("the same game in every run" if len(games) == 1 else f"{len(games)} DIFFERENT games"))
-    print(f"{'variant':<9} {'mean s/turn':>11} {'median':>8}  " + " ".join(f"{p.replace('handle_', '')[:14]:>14}" for p in PHASES))
-    means: dict[str, float] = {}
-    medians: dict[str, float] = {}
-    for name, results in runs.items():
-        turns = [turn for run in results for turn in run["turns"]]
-        means[name], medians[name], phases = summary(turns)
-        print(f"{name:<9} {means[name]:>11.3f} {medians[name]:>8.3f}  " + " ".join(f"{phases[p]:>14.3f}" for p in PHASES))
-    if "baseline" in runs:
-        print(f"ratio baseline/current: mean {means['baseline'] / means['current']:.2f}x, "
-              f"median {medians['baseline'] / medians['current']:.2f}x")
+    print("seconds per own turn: wall clock (Stockfish's thinking included), then CPU of the bot's own process "
+          "(time.process_time: Stockfish runs in its own processes), each with its phases' means")
+    for clock, key in (("wall", "turns"), ("CPU", "cpu_turns")):
+        print(f"{clock + ' ' + 'variant':<12} {'mean s/turn':>11} {'median':>8}  "
+              + " ".join(f"{p.replace('handle_', '')[:14]:>14}" for p in PHASES))
+        means: dict[str, float] = {}
+        medians: dict[str, float] = {}
+        for name, results in runs.items():
+            turns = [turn for run in results for turn in run[key]]
+            means[name], medians[name], phases = summary(turns)
+            print(f"{name:<12} {means[name]:>11.3f} {medians[name]:>8.3f}  " + " ".join(f"{phases[p]:>14.3f}" for p in PHASES))
+        if "baseline" in runs:
+            print(f"{clock}: current/baseline mean {means['current'] / means['baseline']:.3f}, "
+                  f"median {medians['current'] / medians['baseline']:.3f} "
+                  f"(baseline/current {means['baseline'] / means['current']:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -54,12 +54,12 @@ from blindchess.arbiter.bitboard_revise import request_outcome
 from blindchess.arbiter.rules import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
+from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
-from blindchess.evaluation.stockfish import Engine, EnginePool
-from blindchess.evaluation.values import KING_VALUE, material_balance, outcome_value, threat_weights
+from blindchess.evaluation.stockfish import EnginePool
+from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
 
 from .base import MoveContext
-from .sampling import weighted_unique_boards
 from .score_cache import ScoreCache
 from .search import Deadline, SearchPolicy, policy_for
 from .selector_config import SelectorConfig
@@ -104,11 +104,13 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class Sample:
-    """Boards drawn for one move, their weights (summing to 1) and ``outcomes[board][move]``."""
+    """Boards drawn for one move, their weights (summing to 1), ``outcomes[board][move]`` and
+    ``proxy[board, move]``, the outcome's proxy value (`blindchess.evaluation.values.outcome_value`)."""
 
     boards: list[chess.Board]
     weights: np.ndarray
     outcomes: list[list[RequestOutcome]]
+    proxy: np.ndarray
 
     def king_odds(self) -> np.ndarray:
         """Per move, the probability that it captures the king."""
@@ -133,10 +135,14 @@ class StockfishMoveSelector:
 
     Args:
         config: the settings (`SelectorConfig`'s defaults when None).
+        compiled: read the board set's compact rows with compiled kernels (proxy values, threat levels,
+            exposure); False always builds `chess.Board` objects and asks python-chess (the reference
+            path: the same answers, slower).
     """
 
-    def __init__(self, config: Optional[SelectorConfig] = None) -> None:
+    def __init__(self, config: Optional[SelectorConfig] = None, *, compiled: bool = True) -> None:
         self.config = SelectorConfig() if config is None else config
+        self.compiled = compiled
         self.policy = policy_for(self.config)
         self.pool = EnginePool(self.config.engines, options=self.config.engine_options, cache_size=self.config.engine_cache)
         self.cache = ScoreCache(self.config.score_cache)
@@ -210,10 +216,17 @@ class StockfishMoveSelector:
         self, belief: Belief, move_actions: list[chess.Move], n: int, rng: np.random.Generator, color: Color
     ) -> Sample:
         """`n` boards drawn from the belief, weighted by it and by the threat boost, with every move's outcome on each."""
-        boards, weights = weighted_unique_boards(belief, n, rng, color)
-        weights = weights * threat_weights(boards, color, self.config.threat_boost)
+        distinct, weights = self._distinct(belief, n, rng, color)
+        boards = distinct.boards(color)
         outcomes = [[request_outcome(board, move) for move in move_actions] for board in boards]
-        return Sample(boards, weights / weights.sum(), outcomes)
+        return Sample(boards, weights / weights.sum(), outcomes, distinct.move_values(move_actions))
+
+    def _distinct(self, belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
+        """`n` boards drawn by weight, duplicates merged (by FEN, `color` to move), weighted by their share of the
+        draw times their threat boost (`level_boosts`), not normalised."""
+        distinct, counts = draw(belief, n, rng, color, self.compiled).unique()
+        weights = counts / max(1.0, counts.sum())
+        return distinct, weights * level_boosts(self.config.threat_boost)[distinct.threat_levels()]
 
     def screen(
         self, belief: Belief, move_actions: list[chess.Move], sample: Sample, rng: np.random.Generator, color: Color, safety_boards: int
@@ -221,7 +234,7 @@ class StockfishMoveSelector:
         """Per move, the proxy's blended score less `KING_VALUE` times its exposure, and the exposure
         (on `safety_boards` boards drawn afresh)."""
         lam = self.config.worst_case_weight
-        proxy = np.array([[outcome_value(outcome, color) for outcome in row] for row in sample.outcomes])
+        proxy = sample.proxy
         blended = (1 - lam) * (sample.weights @ proxy) + lam * proxy.min(axis=0)
         exposure = self.exposure(belief, move_actions, rng, color, safety_boards)
         return blended - KING_VALUE * exposure, exposure
@@ -230,19 +243,8 @@ class StockfishMoveSelector:
         self, belief: Belief, move_actions: list[chess.Move], rng: np.random.Generator, color: Color, n_boards: int
     ) -> np.ndarray:
         """Per move, the probability (on `n_boards` sampled boards) that our king is capturable after it."""
-        boards, weights = weighted_unique_boards(belief, n_boards, rng, color)
-        kings = [board.king(color) for board in boards]
-        weights = weights * threat_weights(boards, color, self.config.threat_boost)
-        weights = weights / max(weights.sum(), 1e-12)
-        exposed = np.zeros(len(move_actions))
-        for board, weight, king in zip(boards, weights, kings, strict=True):
-            if king is None:
-                continue
-            for j, move in enumerate(move_actions):
-                outcome = request_outcome(board, move)
-                if outcome.exposes_king(color) and not outcome.captures_king:
-                    exposed[j] += weight
-        return exposed
+        distinct, weights = self._distinct(belief, n_boards, rng, color)
+        return distinct.exposure(move_actions, weights / max(weights.sum(), 1e-12))
 
     def hunt_bonus(
         self, sample: Sample, move_actions: list[chess.Move], color: Color, seconds: float, policy: SearchPolicy
@@ -250,7 +252,7 @@ class StockfishMoveSelector:
         """Per move, ``hunt_weight * V(m)`` (`engine_votes` on the `hunt_boards` likeliest boards, searched
         in `seconds` together) when the material lead reaches `hunt_material`, else zeros."""
         config, boards, weights = self.config, sample.boards, sample.weights
-        if not boards or material_lead(boards, weights, color) < config.hunt_material:
+        if not boards or material_lead(BoardList(boards, color).material_balance(), weights) < config.hunt_material:
             return np.zeros(len(move_actions))
         likeliest = np.argsort(-weights, kind="stable")[: config.hunt_boards]
         limit = policy.play_limit(seconds / len(likeliest), HUNT_FLOOR_SECONDS)
@@ -337,21 +339,6 @@ class StockfishMoveSelector:
         total[candidates] = self.blend(scores) + hunt[candidates] - self.config.exposure_penalty * exposure[candidates]
         return pick(move_actions, total, rng)
 
-    def _position_value(self, engine: Engine, outcome: RequestOutcome, color: chess.Color, limit: chess.engine.Limit) -> float:
-        """s(b, m) of one outcome: a king capture or exposure at once, else the cache or a search (kept in the cache)."""
-        if outcome.captures_king:
-            return WIN
-        if outcome.exposes_king(color):
-            return LOSS
-        after = outcome.after()
-        value = self.cache.get(after, color, limit)
-        if value is None:
-            value = _searched_value(engine, after, color, limit)
-            if value is None:  # fall back on the material balance, and keep nothing
-                return math.tanh(material_balance(after, color) / 10.0)
-            self.cache.store(after, color, limit, value)
-        return value
-
     def ponder(
         self, belief: Belief, move_actions: list[chess.Move], color: Color, stop: threading.Event, rng: np.random.Generator
     ) -> int:
@@ -367,7 +354,8 @@ class StockfishMoveSelector:
             return 0
         limit = self._ponder_limit()
         play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidate_search_seconds))
-        boards, weights = weighted_unique_boards(belief, self.config.ponder_boards, rng, color)
+        distinct, weights = self._distinct(belief, self.config.ponder_boards, rng, color)
+        boards = distinct.boards(color)
         likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
         legal = set(move_actions)
         chosen: list[chess.Move] = []
@@ -384,12 +372,12 @@ class StockfishMoveSelector:
                     if stop.is_set():
                         return searched
                     outcome = request_outcome(board, move)
-                    if outcome.captures_king or outcome.exposes_king(color):
+                    if _known_value(outcome, color) is not None:
                         continue
                     after = outcome.after()
                     if self.cache.get(after, color, limit, counted=False) is not None:
                         continue
-                    value = _searched_value(engine, after, color, limit, stop)
+                    value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE, stop=stop), color)
                     if value is not None:
                         self.cache.store(after, color, limit, value, pondered=True)
                         searched += 1
@@ -413,9 +401,29 @@ class StockfishMoveSelector:
 
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
             result: dict[tuple[int, int], float] = {}
+            searched: list[tuple[int, int]] = []
+            afters: list[chess.Board] = []
+            for i, j in shard:
+                known = _known_value(outcomes[i][j], color)
+                if known is not None:
+                    result[(i, j)] = known
+                    continue
+                after = outcomes[i][j].after()
+                cached = self.cache.get(after, color, limit)
+                if cached is not None:
+                    result[(i, j)] = cached
+                    continue
+                searched.append((i, j))
+                afters.append(after)
             with self.pool.engine() as engine:
-                for i, j in shard:
-                    result[(i, j)] = self._position_value(engine, outcomes[i][j], color, limit)
+                infos = engine.analyse_many(afters, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
+            for pair, after, info in zip(searched, afters, infos, strict=True):
+                value = _score_value(info, color)
+                if value is None:  # unsearchable, or the engine died twice: the material balance, kept nowhere
+                    value = math.tanh(material_balance(after, color) / 10.0)
+                else:
+                    self.cache.store(after, color, limit, value)
+                result[pair] = value
             return result
 
         if engines == 1:
@@ -427,12 +435,18 @@ class StockfishMoveSelector:
         return values
 
 
-def _searched_value(
-    engine: Engine, after: chess.Board, color: chess.Color, limit: chess.engine.Limit, stop: Optional[threading.Event] = None
-) -> Optional[float]:
-    """v(after) for `color` from a search at `limit`; None if the position is unsearchable, the engine died twice, or
-    `stop` was set first."""
-    info = engine.analyse(after, limit, stop=stop)
+def _known_value(outcome: RequestOutcome, color: chess.Color) -> Optional[float]:
+    """s(b, m) where no search is needed: a king capture wins, an exposed king loses; else None."""
+    if outcome.captures_king:
+        return WIN
+    if outcome.exposes_king(color):
+        return LOSS
+    return None
+
+
+def _score_value(info: Optional[object], color: chess.Color) -> Optional[float]:
+    """v(after) for `color` from the engine's analysis of it; None if there is none (unsearchable, the engine
+    died twice, or the search was abandoned)."""
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
     return None

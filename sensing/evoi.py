@@ -32,19 +32,19 @@ falls as one over the square root of the sample.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Optional
 
-import chess
+import numba as nb
 import numpy as np
 
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
-from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, king_squares, material_lead
-from blindchess.evaluation.values import level_boosts, proxy_move_value, threat_levels
+from blindchess.beliefs.samples import BoardSample, draw
+from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, material_lead
+from blindchess.evaluation.values import level_boosts
 
 from .base import SenseContext, SensePlanError
-from .support import DEFAULT_MAX_BOARDS, belief_grid, board_grid, fallback_sense, pick_best
+from .support import DEFAULT_MAX_BOARDS, belief_grid, fallback_sense, pick_best
 from .windows import WindowOutcomes, undominated
 
 SCALE_SECONDS = 0.5
@@ -74,23 +74,26 @@ def _entropy_bits(mass: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
-def move_value_matrix(boards: Sequence[chess.Board], moves: Sequence[Optional[chess.Move]], color: Color) -> np.ndarray:
-    """Shape (len(boards), len(moves)): `proxy_move_value` of every move on every board."""
-    values = np.zeros((len(boards), len(moves)))
-    for i, board in enumerate(boards):
-        position = board.copy(stack=False)
-        position.turn = color
-        for j, move in enumerate(moves):
-            values[i, j] = proxy_move_value(position, move, color)
-    return values
-
-
 def value_of_information(labels: np.ndarray, n_labels: int, weights: np.ndarray, values: np.ndarray) -> float:
     """sum_o max_m sum_{b in o} w_b V[b, m] - max_m sum_b w_b V[b, m] (see the module docstring)."""
     weighted = weights[:, None] * values
-    per_outcome = np.zeros((n_labels, values.shape[1]))
-    np.add.at(per_outcome, labels, weighted)
+    per_outcome = _outcome_sums(labels, n_labels, weighted)
     return float(per_outcome.max(axis=1).sum() - weighted.sum(axis=0).max())
+
+
+@nb.njit(cache=True)
+def _outcome_sums(labels: np.ndarray, n_labels: int, weighted: np.ndarray) -> np.ndarray:
+    """Shape (n_labels, moves): the rows of `weighted` summed by label, in row order.
+
+    ``np.add.at(out, labels, weighted)`` to the last bit (the same additions in the same order),
+    ten times faster: ``np.add.at`` took a quarter of the planner's time.
+    """
+    out = np.zeros((n_labels, weighted.shape[1]))
+    for i in range(weighted.shape[0]):
+        row = labels[i]
+        for j in range(weighted.shape[1]):
+            out[row, j] += weighted[i, j]
+    return out
 
 
 class ValueOfInformationSensePlanner:
@@ -101,7 +104,7 @@ class ValueOfInformationSensePlanner:
         information_weight: pawns of value per bit of information gain added to the score.
         threat_boost: boards where our king is attacked right now weigh this many times more,
             and a third of that extra where a square next to it is (see
-            `blindchess.evaluation.values.threat_weights`).
+            `blindchess.evaluation.values.level_boosts`).
             The default is high because knight rushes, which a uniform move model deems
             unlikely, beat smaller boosts (docs/sensing.md).
         threat_weight: pawns of value per bit of information about the threat level
@@ -113,6 +116,8 @@ class ValueOfInformationSensePlanner:
         hunt_material: from this material lead (pawns) on, look for the opponent's king; None never.
         king_weight: pawns of value per bit of information about the king's square while hunting
             (four times `information_weight`: the king's square is worth more than any other square's).
+        compiled: read the board set's compact rows with compiled kernels; False always builds
+            `chess.Board` objects and asks python-chess (the reference path: same answers, slower).
     """
 
     name = "evoi"
@@ -127,6 +132,8 @@ class ValueOfInformationSensePlanner:
         threat_sample: int = 600,
         hunt_material: Optional[float] = HUNT_MATERIAL,
         king_weight: float = 2.0,
+        *,
+        compiled: bool = True,
     ) -> None:
         if boards < 1:
             raise SensePlanError(f"boards must be >= 1, got {boards!r}")
@@ -138,6 +145,7 @@ class ValueOfInformationSensePlanner:
         self.threat_sample = threat_sample
         self.hunt_material = hunt_material
         self.king_weight = king_weight
+        self.compiled = compiled
 
     def choose_sense(
         self,
@@ -148,17 +156,16 @@ class ValueOfInformationSensePlanner:
         context: SenseContext,
     ) -> Optional[Square]:
         scale = 1.0 if context.budget is None else min(MAX_SCALE, max(1.0, context.budget / SCALE_SECONDS))
-        boards, weights, levels = self._stratified_sample(belief, context.color, rng, scale)
+        sample, weights, levels = self._stratified_sample(belief, context.color, rng, scale)
         centres = undominated(sense_actions)
-        if not boards or not centres:
+        if not len(sample) or not centres:
             return fallback_sense(sense_actions, rng)
-        outcomes = WindowOutcomes(board_grid(boards), centres)
+        outcomes = WindowOutcomes(sample.grid(), centres)
         grid, grid_weights = belief_grid(belief, rng, self.max_boards)
         gains = WindowOutcomes(grid, centres).entropies(grid_weights)
-        moves: list[Optional[chess.Move]] = [None, *context.move_actions]
-        values = move_value_matrix(boards, moves, context.color)
-        hunting = self.hunt_material is not None and material_lead(boards, weights, context.color) >= self.hunt_material
-        kings = king_squares(boards, context.color) if hunting else np.zeros(0, dtype=np.int64)
+        values = sample.move_values([None, *context.move_actions])
+        hunting = self.hunt_material is not None and material_lead(sample.material_balance(), weights) >= self.hunt_material
+        kings = sample.opponent_king_squares() if hunting else np.zeros(0, dtype=np.int64)
         scores = np.array([
             0.0 if item is None
             else value_of_information(item[0], item[1], weights, values)
@@ -172,7 +179,7 @@ class ValueOfInformationSensePlanner:
 
     def _stratified_sample(
         self, belief: Belief, color: Color, rng: np.random.Generator, scale: float = 1.0
-    ) -> tuple[list[chess.Board], np.ndarray, np.ndarray]:
+    ) -> tuple[BoardSample, np.ndarray, np.ndarray]:
         """Boards to score, their weights and threat levels, with the threats over-represented.
 
         A plain draw of `boards` boards misses a threat held by 1 board in 200 (a knight that
@@ -181,25 +188,26 @@ class ValueOfInformationSensePlanner:
         level (`threat_levels`), and each level is represented by up to `boards` (quiet) or
         `boards // 3` (threat) of its boards, carrying that level's mass in the big draw times
         its boost: an estimate of the same distribution, stratified so that rare threats are seen.
-        Both sizes are multiplied by `scale` (a larger time budget).
+        Both sizes are multiplied by `scale` (a larger time budget). The boards stay the
+        belief's compact rows where it has them (`blindchess.beliefs.samples.draw`).
         """
         per_level, threat_sample = int(self.boards * scale), int(self.threat_sample * scale)
-        drawn = belief.sample(max(threat_sample, per_level), rng)
-        if not drawn:
-            return [], np.zeros(0), np.zeros(0, dtype=np.int64)
-        drawn_levels = threat_levels(drawn, color)
+        drawn = draw(belief, max(threat_sample, per_level), rng, color, self.compiled)
+        if not len(drawn):
+            return drawn, np.zeros(0), np.zeros(0, dtype=np.int64)
+        drawn_levels = drawn.threat_levels()
         boosts = level_boosts(self.threat_boost)
-        boards: list[chess.Board] = []
+        chosen: list[np.ndarray] = []
         weights: list[float] = []
         levels: list[int] = []
         for level in range(3):
             members = np.flatnonzero(drawn_levels == level)
             if not members.size:
                 continue
-            chosen = members[: per_level if level == 0 else max(1, per_level // 3)]
+            picked = members[: per_level if level == 0 else max(1, per_level // 3)]
             mass = members.size / len(drawn) * boosts[level]
-            boards += [drawn[i] for i in chosen]
-            weights += [mass / chosen.size] * chosen.size
-            levels += [level] * chosen.size
+            chosen.append(picked)
+            weights += [mass / picked.size] * picked.size
+            levels += [level] * picked.size
         weight_array = np.array(weights)
-        return boards, weight_array / weight_array.sum(), np.array(levels, dtype=np.int64)
+        return drawn.take(np.concatenate(chosen)), weight_array / weight_array.sum(), np.array(levels, dtype=np.int64)

@@ -9,7 +9,8 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.types import Square
-from blindchess.beliefs.base import Belief, WeightedBoards, channel
+from blindchess.beliefs.base import Belief, WeightedBoards
+from blindchess.beliefs.samples import board_grid
 
 from .windows import informative_centres, varying_squares_from_marginals
 
@@ -18,15 +19,6 @@ DEFAULT_MAX_BOARDS = 200_000
 
 FALLBACK_SAMPLE = 512
 """Boards drawn from a belief that cannot show its support (no `piece_grid`)."""
-
-
-def board_grid(boards: Sequence[chess.Board]) -> np.ndarray:
-    """Shape (N, 64) uint8: the marginal channel of every square on each board."""
-    grid = np.zeros((len(boards), 64), dtype=np.uint8)
-    for i, board in enumerate(boards):
-        for square, piece in board.piece_map().items():
-            grid[i, square] = channel(piece)
-    return grid
 
 
 def belief_grid(

@@ -16,9 +16,9 @@ import pytest
 from blindchess.arbiter.observations import Observation
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.base import Belief, WeightedBoards
+from blindchess.beliefs.samples import board_grid
 from blindchess.sensing import PLANNERS, SenseContext, SensePlanner, ValueOfInformationSensePlanner, make_planner
 from blindchess.sensing.base import SensePlanError
-from blindchess.sensing.support import board_grid
 from blindchess.sensing.windows import WINDOWS
 
 

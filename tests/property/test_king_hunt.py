@@ -41,7 +41,7 @@ def test_far_ahead_the_engines_move_gets_the_bonus(selector: StockfishMoveSelect
     boards = [chess.Board(MATE_IN_ONE), chess.Board(LUFT)]
     weights = np.array([0.75, 0.25])
     moves = rules.move_actions(boards[0])
-    bonus = selector.hunt_bonus(Sample(boards, weights, []), moves, chess.WHITE, 1.0, selector.policy)
+    bonus = selector.hunt_bonus(Sample(boards, weights, [], np.zeros((len(boards), 0))), moves, chess.WHITE, 1.0, selector.policy)
     mate = moves.index(chess.Move.from_uci("d1d8"))
     assert bonus[mate] >= 0.03 * 0.75 - 1e-12  # the engine mates on the likelier board
     assert bonus.sum() == pytest.approx(0.03)  # every board voted for one move
@@ -51,13 +51,13 @@ def test_far_ahead_the_engines_move_gets_the_bonus(selector: StockfishMoveSelect
 def test_no_hunt_below_the_lead_or_when_turned_off(selector: StockfishMoveSelector) -> None:
     level = [chess.Board("6k1/rpp2ppp/8/8/8/8/8/3QK2R w - - 0 1")]  # 4 pawns up: below the lead
     moves = rules.move_actions(level[0])
-    assert not selector.hunt_bonus(Sample(level, np.ones(1), []), moves, chess.WHITE, 1.0, selector.policy).any()
+    assert not selector.hunt_bonus(Sample(level, np.ones(1), [], np.zeros((len(level), 0))), moves, chess.WHITE, 1.0, selector.policy).any()
     ahead = [chess.Board(MATE_IN_ONE)]
     moves = rules.move_actions(ahead[0])
     off = StockfishMoveSelector(SelectorConfig(search_depth=1, hunt_material=math.inf))
     try:
-        assert not off.hunt_bonus(Sample(ahead, np.ones(1), []), moves, chess.WHITE, 1.0, off.policy).any()
-        assert selector.hunt_bonus(Sample(ahead, np.ones(1), []), moves, chess.WHITE, 1.0, selector.policy).any()
+        assert not off.hunt_bonus(Sample(ahead, np.ones(1), [], np.zeros((len(ahead), 0))), moves, chess.WHITE, 1.0, off.policy).any()
+        assert selector.hunt_bonus(Sample(ahead, np.ones(1), [], np.zeros((len(ahead), 0))), moves, chess.WHITE, 1.0, selector.policy).any()
     finally:
         off.close()
 

@@ -187,6 +187,40 @@ def test_engine_replaces_a_hung_process() -> None:
         assert engine.restarts == 1 and engine.pid != hung_pid
 
 
+def _positions() -> list[chess.Board]:
+    """A short game's positions, one twice (a cache hit), a king capture and an unsearchable board among them."""
+    board, boards = chess.Board(), []
+    for san in ("e4", "e5", "Nf3", "Nc6", "Bb5", "a6"):
+        board.push_san(san)
+        boards.append(board.copy(stack=False))
+    return [*boards, boards[2], chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1"), chess.Board("8/8/8/8/8/8/8/4K3 w - - 0 1")]
+
+
+def _searched(answer: object) -> object:
+    """What a search found (its timing fields vary from run to run)."""
+    return None if not isinstance(answer, dict) else (answer.get("score"), answer.get("depth"), answer.get("nodes"))
+
+
+def test_a_batch_answers_what_one_call_per_board_answers() -> None:
+    # Two fresh engines get the same commands in the same order, so even the hash-dependent scores agree.
+    with Engine() as one_by_one, Engine() as batched:
+        expected = [one_by_one.analyse(board, FAST, info=chess.engine.INFO_SCORE) for board in _positions()]
+        answers = batched.analyse_many(_positions(), FAST, info=chess.engine.INFO_SCORE)
+        assert [_searched(answer) for answer in answers] == [_searched(answer) for answer in expected]
+        assert expected[-1] is None and expected[-2] is not None  # unsearchable; the king capture is known
+        assert batched.restarts == 0 and batched.analyse_many([], FAST) == []
+
+
+def test_a_batch_restarts_a_killed_engine_and_answers_every_board(engine: Engine) -> None:
+    assert engine.play(chess.Board(), FAST) is not None
+    first_pid = engine.pid
+    assert first_pid is not None
+    os.kill(first_pid, signal.SIGKILL)
+    answers = engine.analyse_many(_positions()[:4], FAST)
+    assert all(isinstance(answer, dict) and "score" in answer for answer in answers)
+    assert engine.restarts == 1 and engine.pid not in (None, first_pid)
+
+
 def test_a_stoppable_search_answers_like_analyse_when_not_stopped(engine: Engine) -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     info = engine.analyse(board, chess.engine.Limit(depth=6), stop=threading.Event())

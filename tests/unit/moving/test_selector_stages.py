@@ -13,9 +13,12 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import rules
+from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.observations import GameStarted
 from blindchess.beliefs import BoardSet
+from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
+from blindchess.evaluation.values import outcome_value
 from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.search import Deadline, FixedDepth, Timed, policy_for
 from blindchess.moving.selector_config import SelectorConfig
@@ -178,6 +181,31 @@ def test_choose_move_runs_the_stages_end_to_end(selector: StockfishMoveSelector)
 
 
 def test_sample_is_frozen() -> None:
-    sample = Sample([chess.Board()], np.ones(1), [])
+    sample = Sample([chess.Board()], np.ones(1), [], np.zeros((1, 0)))
     with pytest.raises(AttributeError):
         sample.boards = []  # type: ignore[misc]
+
+
+def test_the_compiled_sample_and_exposure_equal_the_python_chess_reference() -> None:
+    # Beliefs of recorded games; the same draws give the same boards, weights, outcomes, proxy values and exposure.
+    history = GameHistory.from_json(load_records()[12]["history"])
+    fast = StockfishMoveSelector(FAST_FLAGSHIP.selector)
+    reference = StockfishMoveSelector(FAST_FLAGSHIP.selector, compiled=False)
+    try:
+        for color in (chess.WHITE, chess.BLACK):
+            beliefs = sensed_beliefs(history, color)
+            for k, belief in enumerate(beliefs[:: max(1, len(beliefs) // 5)]):
+                own = belief.sample(1, np.random.default_rng(0))[0]
+                own.turn = color
+                moves = rules.move_actions(own)
+                samples = [s.sample(belief, moves, 12, np.random.default_rng(k), color) for s in (fast, reference)]
+                assert [b.fen() for b in samples[0].boards] == [b.fen() for b in samples[1].boards]
+                assert samples[0].weights.tolist() == samples[1].weights.tolist()
+                assert [[o.taken for o in row] for row in samples[0].outcomes] == [[o.taken for o in row] for row in samples[1].outcomes]
+                assert samples[0].proxy.tolist() == samples[1].proxy.tolist()
+                assert samples[0].proxy.tolist() == [[outcome_value(o, color) for o in row] for row in samples[0].outcomes]
+                exposures = [s.exposure(belief, moves, np.random.default_rng(k), color, 80) for s in (fast, reference)]
+                assert exposures[0].tolist() == exposures[1].tolist()
+    finally:
+        fast.close()
+        reference.close()

@@ -9,16 +9,22 @@ from __future__ import annotations
 import chess
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.board_set import BoardSet
+from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
+from blindchess.beliefs.rows import Rows
+from blindchess.beliefs.samples import BoardList
 from blindchess.evaluation.values import KING_VALUE
 from blindchess.sensing.base import SenseContext
 from blindchess.sensing.evoi import (
     MAX_SCALE,
     SCALE_SECONDS,
     ValueOfInformationSensePlanner,
-    move_value_matrix,
+    _outcome_sums,
     outcome_information,
     value_of_information,
 )
@@ -65,7 +71,7 @@ def test_outcome_information_is_the_mutual_information_in_bits() -> None:
 def test_the_proxy_values_a_king_capture_above_everything_and_a_pass_at_nothing() -> None:
     board = chess.Board("4k3/8/8/8/8/8/8/4QK2 w - - 0 1")
     capture_king, quiet = chess.Move.from_uci("e1e8"), chess.Move.from_uci("e1a5")
-    values = move_value_matrix([board], [None, quiet, capture_king], chess.WHITE)
+    values = BoardList([board], chess.WHITE).move_values([None, quiet, capture_king])
     assert values.shape == (1, 3)
     assert values[0, 0] == 0.0
     assert values[0, 2] == KING_VALUE > values[0, 1]
@@ -94,13 +100,13 @@ def test_the_planner_looks_where_the_answer_decides_the_move() -> None:
 
 
 class CountingBoardSet(BoardSet):
-    """A board set that remembers how many boards each `sample` asked for."""
+    """A board set that remembers how many boards each `sample_rows` asked for."""
 
     asked: list[int]
 
-    def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Rows:
         self.asked.append(n)
-        return super().sample(n, rng)
+        return super().sample_rows(n, rng)
 
 
 @pytest.mark.parametrize(("budget", "scale"), [(None, 1.0), (SCALE_SECONDS / 2, 1.0), (2 * SCALE_SECONDS, 2.0), (1000.0, MAX_SCALE)])
@@ -118,3 +124,33 @@ def test_a_larger_sense_budget_draws_proportionally_more_boards_up_to_the_cap(bu
     context = SenseContext(color=chess.WHITE, move_actions=tuple(move_actions(chess.Board(own))), budget=budget)
     planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(0), context)
     assert belief.asked[0] == int(100 * scale)
+
+
+@pytest.mark.parametrize("game", [0, 30])
+def test_the_compiled_planner_senses_where_the_python_chess_reference_does(game: int) -> None:
+    # Beliefs of recorded games (threats, captures, castling): the same draws, the same sample, the same sense.
+    records = load_records()
+    for color in (chess.WHITE, chess.BLACK):
+        beliefs = sensed_beliefs(GameHistory.from_json(records[game]["history"]), color)
+        for k, belief in enumerate(beliefs[:: max(1, len(beliefs) // 4)]):
+            own = belief.sample(1, np.random.default_rng(0))[0]
+            own.turn = color
+            context = SenseContext(color=color, move_actions=tuple(move_actions(own)))
+            answers = []
+            for compiled in (True, False):
+                planner = ValueOfInformationSensePlanner(boards=16, threat_sample=120, hunt_material=0.0, compiled=compiled)
+                sample, weights, levels = planner._stratified_sample(belief, color, np.random.default_rng(k))
+                sense = planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(k), context)
+                answers.append(([board.fen() for board in sample.boards(color)], weights.tolist(), levels.tolist(), sense))
+            assert answers[0] == answers[1], (game, color, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), boards=st.integers(1, 300), moves=st.integers(1, 40), n_labels=st.integers(1, 80))
+def test_the_compiled_outcome_sums_are_numpys_add_at_to_the_last_bit(seed: int, boards: int, moves: int, n_labels: int) -> None:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, n_labels, boards)
+    weighted = rng.random((boards, moves)) * rng.choice([-50.0, 1.0, 9.0, 0.5], (boards, moves))
+    expected = np.zeros((n_labels, moves))
+    np.add.at(expected, labels, weighted)
+    assert np.array_equal(_outcome_sums(labels, n_labels, weighted), expected)
