@@ -62,7 +62,7 @@ _DEBRUIJN_INDEX = np.array(
 )  # fmt: skip
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def lsb(x: np.uint64) -> int:
     """Index of the lowest set bit of a non-zero bitboard (de Bruijn multiplication)."""
     index: int = _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> _SHIFT]

@@ -38,7 +38,7 @@ MAX_CHILDREN = 512
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _emit(
     opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, i: int,
     out_opp: np.ndarray, out_castling: np.ndarray, out_ep: np.ndarray, out_w: np.ndarray, k: int,
@@ -214,7 +214,7 @@ def expand_chunk(
     return i, k
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def revise_request(
     opp_occ: np.uint64, occ: np.uint64, castling: int, ep: int, white: int, piece: int, src: int, dst: int
 ) -> tuple[int, int]:

@@ -38,7 +38,7 @@ _VALUES = np.array([PIECE_VALUES[t] for t in range(1, 7)], dtype=np.float64)
 """`PIECE_VALUES` by type index 0..5 (pawn..king)."""
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _occupancy(bbs: np.ndarray) -> np.uint64:
     occ: np.uint64 = _ZERO
     for t in range(6):
@@ -89,7 +89,7 @@ def threat_levels(own: np.ndarray, opp: np.ndarray, white: int) -> np.ndarray:
     return levels
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _after(
     own: np.ndarray, opp_row: np.ndarray, piece: int, src: int, moved: int, captured: int, placed: int,
     own_after: np.ndarray, opp_after: np.ndarray,
@@ -110,7 +110,7 @@ def _after(
         own_after[3] = (own_after[3] & ~BIT[rook_src]) | BIT[(src + moved) // 2]
 
 
-@nb.njit(inline="always")
+@nb.njit(cache=True)
 def _king_square(bbs: np.ndarray) -> int:
     if not bbs[5]:
         return -1

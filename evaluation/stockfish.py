@@ -337,8 +337,9 @@ class Engine:
         return answer
 
 
-_STOP_POLL_SECONDS = 0.005
-"""How often an abandonable search looks at its stop event."""
+_STOP_POLL_SECONDS = (0.0002, 0.005)
+"""How often an abandonable search looks at its stop event: first after the shorter wait, doubling up to the
+longer (a shallow search ends within a fraction of a millisecond; a long one is stopped within 5 ms)."""
 
 
 def _analyse_unless(
@@ -346,12 +347,14 @@ def _analyse_unless(
     stop: threading.Event,
 ) -> Optional[chess.engine.InfoDict]:
     """`process.analyse(board, limit)`, or None once `stop` is set before the search ends (the search is stopped)."""
+    poll, longest = _STOP_POLL_SECONDS
     with process.analysis(board, limit, info=info) as analysis:
         while True:
             if analysis.would_block():  # searching, nothing new
-                if stop.wait(_STOP_POLL_SECONDS):
+                if stop.wait(poll):
                     analysis.stop()
                     return None
+                poll = min(2 * poll, longest)
             elif analysis.empty():  # the search ended and every line of it was read
                 return analysis.info
             else:
