@@ -215,7 +215,9 @@ class BeliefBot(ObservingPlayer):
         board.turn = self.color
         moves = own_move_actions(board)  # ours only: the same on every board of the belief
         context = SenseContext(self.color, None, tuple(moves), None if self._allotment is None else self._allotment.sense)
-        square = self.sense_planner.choose_sense(expanded, self._sense_actions, self._clock_after_turn(), rng, context)
+        turn_end = self._clock_at_turn_end()  # the clock stands still until our next turn, which adds the increment
+        next_clock = math.inf if turn_end is None else turn_end + self.increment
+        square = self.sense_planner.choose_sense(expanded, self._sense_actions, next_clock, rng, context)
         self._pondered_sense = (expanded, tuple(moves), square)
         if isinstance(self.move_selector, PonderingSelector):
             self.move_selector.ponder(expanded, moves, self.color, stop, rng)
@@ -316,17 +318,15 @@ class BeliefBot(ObservingPlayer):
 
     # ------------------------------------------------------------------ clock
 
-    def _clock_after_turn(self) -> float:
-        """Our clock when our last turn ended (it stands still until our next turn, which adds the increment)."""
+    def _clock_at_turn_end(self) -> Optional[float]:
+        """Our clock when our last turn ended (None before one): the clock at the move less the move's time."""
         if self._move_clock is None or self._turn_end is None:
-            return math.inf
+            return None
         clock_at_move, started = self._move_clock
-        return clock_at_move - (self._turn_end - started) + self.increment
+        return clock_at_move - (self._turn_end - started)
 
     def _measure_increment(self, seconds_left: float) -> None:
         """Estimate the increment: the clock now minus the clock when our last turn ended."""
-        if self._move_clock is None or self._turn_end is None:
-            return
-        clock_at_move, started = self._move_clock
-        clock_at_turn_end = clock_at_move - (self._turn_end - started)
-        self.increment = max(0.0, round(seconds_left - clock_at_turn_end, 1))
+        clock_at_turn_end = self._clock_at_turn_end()
+        if clock_at_turn_end is not None:
+            self.increment = max(0.0, round(seconds_left - clock_at_turn_end, 1))
