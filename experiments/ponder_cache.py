@@ -8,8 +8,8 @@ have no clock (pondering in the arbiter's thread would be charged to the clock):
 move takes `--move-seconds` (`selector.unclocked_move_seconds`), each sense its planner's default.
 
 Per game it prints the flagship's turns, the turns that began on the pondered belief, the turns that
-sensed where pondering chose, the positions pondering searched, and the cache's lookups, hits and
-hits on pondered values; then the totals.
+sensed where pondering chose, the positions pondering searched, and the cache's lookups and
+hits; then the totals.
 
     python3 experiments/ponder_cache.py --games 4 --ponder-seconds 2 --move-seconds 0.5
 """
@@ -64,9 +64,9 @@ def main() -> None:
     TimedPonderFlagship.ponder_seconds = args.ponder_seconds
     config: FlagshipConfig = configure(FlagshipBot.config, {"selector": {"unclocked_move_seconds": args.move_seconds}})
     _, opponent_class = resolve_bot(args.opponent)
-    totals = [0] * 7
-    print("| game | flagship | result | turns | pondered beliefs | pondered senses | positions pondered | lookups | hits | pondered hits |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    totals = [0] * 6
+    print("| game | flagship | result | turns | pondered beliefs | pondered senses | positions pondered | lookups | hits |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for game in range(args.games):
         bot = TimedPonderFlagship(rng=args.seed + game, config=config)
         opponent = make_bot(opponent_class, args.seed + 1000 + game)
@@ -78,14 +78,13 @@ def main() -> None:
         assert isinstance(selector, StockfishMoveSelector)
         cache = selector.cache
         result = "draw" if winner is None else ("won" if winner == (chess.WHITE if white else chess.BLACK) else "lost")
-        row = [bot.turns, bot.pondered_turns, bot.pondered_senses, bot.searched, cache.lookups, cache.hits, cache.pondered_hits]
+        row = [bot.turns, bot.pondered_turns, bot.pondered_senses, bot.searched, cache.lookups, cache.hits]
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         reason_name = reason.name if reason is not None else "-"
         print(f"| {game + 1} | {'white' if white else 'black'} | {result} ({reason_name}) | " + " | ".join(map(str, row)) + " |")
-    turns, beliefs, senses, searched, lookups, hits, pondered = totals
-    print(f"| all | | | {turns} | {beliefs} | {senses} | {searched} | {lookups} | {hits} | {pondered} |")
-    print(f"\npondered senses {senses / max(1, turns):.0%} of turns; cache hit rate {hits / max(1, lookups):.1%}"
-          f" ({pondered / max(1, lookups):.1%} on pondered values)")
+    turns, beliefs, senses, searched, lookups, hits = totals
+    print(f"| all | | | {turns} | {beliefs} | {senses} | {searched} | {lookups} | {hits} |")
+    print(f"\npondered senses {senses / max(1, turns):.0%} of turns; cache hit rate {hits / max(1, lookups):.1%}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
-"""`ScoreCache`: the selector's position values, kept across turns and filled while the opponent thinks.
+"""`ScoreCache`: position values searched while the opponent thinks, for the selector's next turn.
 
 Why: the flagship scores a position (one sampled board after one candidate move) with a
 Stockfish search, hundreds a turn, and the boards of the next turn are mostly boards it
 could already see coming: the opponent's quiet replies to positions it holds now. Pondering
 (`StockfishMoveSelector.ponder`) searches the likeliest of them on the opponent's time and
 stores the values here; the next turn's scoring takes a stored value instead of searching
-again when the stored search was at least as strong as the one it would run.
+again when the stored search was at least as strong as the one it would run. Only pondering
+stores: a bot that does not ponder scores every position afresh, exactly as before the cache.
 
 "At least as strong" compares limits of one kind: a depth-``d`` value answers a request for
 depth ``d' <= d``, a ``t``-second value a request for ``t' <= t`` seconds. Other limits (nodes,
@@ -18,11 +19,11 @@ scores on several engines at once (one thread each) and ponders on another threa
 >>> import chess, chess.engine
 >>> cache = ScoreCache(capacity=2)
 >>> board = chess.Board()
->>> cache.store(board, chess.WHITE, chess.engine.Limit(time=0.2), 0.1, pondered=True)
+>>> cache.store(board, chess.WHITE, chess.engine.Limit(time=0.2), 0.1)
 >>> cache.get(board, chess.WHITE, chess.engine.Limit(time=0.1)), cache.get(board, chess.WHITE, chess.engine.Limit(time=0.5))
 (0.1, None)
->>> cache.lookups, cache.hits, cache.pondered_hits
-(2, 1, 1)
+>>> cache.lookups, cache.hits
+(2, 1)
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ def covers(stored: Strength, requested: Strength) -> bool:
 class _Entry:
     value: float
     strength: Strength
-    pondered: bool
 
 
 class ScoreCache:
@@ -80,11 +80,9 @@ class ScoreCache:
         self._entries: OrderedDict[tuple[str, Color], _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self.lookups = 0
-        """Requests since the last `reset_counts`."""
+        """Counted requests since the cache was made or last cleared with its counts."""
         self.hits = 0
         """Requests a stored value answered."""
-        self.pondered_hits = 0
-        """Hits on values stored while pondering."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -101,13 +99,12 @@ class ScoreCache:
             if counted:
                 self.lookups += 1
                 self.hits += found
-                self.pondered_hits += found and entry is not None and entry.pondered
             if not found or entry is None:
                 return None
             self._entries.move_to_end(key)
             return entry.value
 
-    def store(self, board: chess.Board, color: Color, limit: chess.engine.Limit, value: float, *, pondered: bool = False) -> None:
+    def store(self, board: chess.Board, color: Color, limit: chess.engine.Limit, value: float) -> None:
         """Keep `value` (the search of `board` at `limit`) unless a stronger search of it is kept already."""
         if not self.capacity:
             return
@@ -116,7 +113,7 @@ class ScoreCache:
             kept = self._entries.get(key)
             if kept is not None and covers(kept.strength, strength) and kept.strength != strength:
                 return
-            self._entries[key] = _Entry(value, strength, pondered)
+            self._entries[key] = _Entry(value, strength)
             self._entries.move_to_end(key)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
@@ -130,4 +127,4 @@ class ScoreCache:
         with self._lock:
             self._entries.clear()
             if counts:
-                self.lookups = self.hits = self.pondered_hits = 0
+                self.lookups = self.hits = 0

@@ -71,7 +71,7 @@ class SelectorConfig:
     engine_cache: int = 4096
     """Positions whose answers the engine pool keeps."""
     score_cache: int = 65_536
-    """Position values the selector keeps across turns (`ScoreCache`, filled by pondering too); 0 keeps none."""
+    """Position values pondering keeps for the next turns (`ScoreCache`); 0 keeps none."""
     ponder_boards: int = 48
     """Boards drawn while pondering; their positions are scored likeliest first until the opponent's turn ends."""
     moves_to_go: int = 30

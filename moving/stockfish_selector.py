@@ -25,9 +25,9 @@ each a method with its own tests:
    answers); a close call with hard budget left gets a `second_look` on a fresh, larger sample;
 7. `decide`: ``S`` per candidate, ties broken by the injected generator.
 
-Every s(b, m) searched is kept in a `ScoreCache` (:mod:`blindchess.moving.score_cache`) and
-answers the same position later at an equal or weaker limit. `ponder`, run on the opponent's
-time, fills it: it draws the likeliest boards of the belief the bot expects at its next turn,
+`ponder`, run on the opponent's time, fills a `ScoreCache` (:mod:`blindchess.moving.score_cache`),
+whose values then answer the same position at an equal or weaker limit (without pondering it stays
+empty and every position is searched, as before): it draws the likeliest boards of the belief the bot expects at its next turn,
 asks the engine for its move on the first few (the candidates the next turn will most likely
 score) and searches those moves on every drawn board, likeliest first, until stopped.
 
@@ -379,7 +379,7 @@ class StockfishMoveSelector:
                         continue
                     value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE, stop=stop), color)
                     if value is not None:
-                        self.cache.store(after, color, limit, value, pondered=True)
+                        self.cache.store(after, color, limit, value)
                         searched += 1
         return searched
 
@@ -419,11 +419,8 @@ class StockfishMoveSelector:
                 infos = engine.analyse_many(afters, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
             for pair, after, info in zip(searched, afters, infos, strict=True):
                 value = _score_value(info, color)
-                if value is None:  # unsearchable, or the engine died twice: the material balance, kept nowhere
-                    value = math.tanh(material_balance(after, color) / 10.0)
-                else:
-                    self.cache.store(after, color, limit, value)
-                result[pair] = value
+                # unsearchable, or the engine died twice: the material balance
+                result[pair] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
             return result
 
         if engines == 1:

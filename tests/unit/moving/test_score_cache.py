@@ -103,7 +103,7 @@ def test_pondering_fills_the_cache_and_the_next_move_finds_it() -> None:
         assert searched == len(selector.cache) > 0
         assert selector.cache.lookups == 0  # pondering asks without counting
         selector.choose_move(belief, moves, float("inf"), np.random.default_rng(2), MoveContext(chess.WHITE))
-        assert selector.cache.lookups > 0 and selector.cache.pondered_hits >= 1
+        assert selector.cache.lookups > 0 and selector.cache.hits >= 1
     finally:
         selector.close()
     assert len(selector.cache) == 0 and selector.cache.lookups > 0  # a game's end forgets positions, not counts
@@ -118,3 +118,18 @@ def test_a_stopped_ponder_searches_nothing() -> None:
     finally:
         selector.close()
     assert len(selector.cache) == 0
+
+
+def test_a_selector_that_never_pondered_searches_every_position_and_keeps_none() -> None:
+    """Only pondering stores: without it every move is chosen on fresh searches, as before the cache."""
+    selector = StockfishMoveSelector(FAST_FLAGSHIP.selector)
+    belief = _white_after_e4()
+    board = belief.sample(1, np.random.default_rng(0))[0]
+    board.turn = chess.WHITE
+    moves = list(board.generate_pseudo_legal_moves())
+    try:
+        for seed in (2, 3):
+            selector.choose_move(belief, moves, float("inf"), np.random.default_rng(seed), MoveContext(chess.WHITE))
+        assert len(selector.cache) == 0 and selector.cache.lookups > 0 and selector.cache.hits == 0
+    finally:
+        selector.close()
