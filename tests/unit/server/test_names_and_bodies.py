@@ -48,8 +48,15 @@ def test_nfd_invitations_single_mark_names_and_slow_bodies(tmp_path: Path) -> No
             connection.sendall(b"POST /api/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200\r\n\r\n")
             sender.start()
             answer = b""
-            while chunk := connection.recv(4096):  # a socket.timeout here: the server held on for 15 s
-                answer += chunk
+            try:
+                while chunk := connection.recv(4096):  # a socket.timeout here: the server held on for 15 s
+                    answer += chunk
+            except ConnectionResetError:
+                # The server closed with trickled bytes unread, so its kernel ended the connection
+                # with a reset after the answer, not a FIN: the answer is still read above (Linux
+                # keeps received data readable before it reports the reset), and the asserts
+                # below fail if it was not. Seen once in CI, under load.
+                pass
         finally:
             stop.set()
             if sender.is_alive():
