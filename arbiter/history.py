@@ -28,6 +28,8 @@ the file hold the start position: a loaded history takes it from White's first m
 from __future__ import annotations
 
 import math
+import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Optional, TypeVar
 
@@ -328,10 +330,22 @@ class GameHistory:
 
     @classmethod
     def from_file(cls, filename: str) -> GameHistory:
-        """Load a history saved by `save` or by reconchess."""
+        """Load a history saved by `save` or by reconchess.
+
+        Only a regular file is read: a FIFO or a device named by mistake would block the
+        reader or never end, so it raises `HistoryFormatError` instead. (The file is opened
+        non-blocking and checked through its descriptor, so that opening a FIFO does not wait
+        for a writer.)
+        """
+        descriptor = os.open(filename, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            with open(filename, newline="") as file:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise HistoryFormatError(f"history file {filename!r} is not a regular file")
+            os.set_blocking(descriptor, True)
+            with open(descriptor, newline="", closefd=False) as file:
                 text = file.read()
         except UnicodeDecodeError as error:
             raise HistoryFormatError(f"history file {filename!r} is not text: {error}") from error
+        finally:
+            os.close(descriptor)
         return cls.from_json(text, source=f"history file {filename!r}")

@@ -39,7 +39,7 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import Square
 from blindchess.bots.random_bot import RandomBot
-from blindchess.viewer.app import build_viewer
+from blindchess.viewer.app import served_viewer
 from blindchess.viewer.belief_views import BeliefTrack, belief_factory
 from blindchess.viewer.library import GameLibrary
 from blindchess.viewer.serving import AppThread
@@ -94,7 +94,7 @@ def browser_stepping(folder: Path, cap: int) -> Optional[float]:
     if not chromium.exists():
         print("(no /usr/bin/chromium: browser stepping not measured)")
         return None
-    with AppThread(build_viewer(ViewerState(GameLibrary.from_path(folder), max_boards=cap))) as viewer, sync_playwright() as playwright:
+    with AppThread(served_viewer(ViewerState(GameLibrary.from_path(folder), max_boards=cap))) as viewer, sync_playwright() as playwright:
         flags = ["--headless", "--no-sandbox", "--disable-background-networking"]
         browser = playwright.chromium.launch(executable_path=str(chromium), args=flags)
         page = browser.new_page(viewport={"width": 1360, "height": 1000})
@@ -141,7 +141,7 @@ def main() -> None:
     def timed_get(path: str, state: Optional[ViewerState] = None) -> float:
         """Seconds of one GET on a fresh viewer (its library not loaded yet: the file is read on that request)."""
         state = state or ViewerState(GameLibrary.from_path(folder), max_boards=cap)
-        with AppThread(build_viewer(state)) as viewer:
+        with AppThread(served_viewer(state)) as viewer:
             start = time.perf_counter()
             get(viewer.url + path)
             return time.perf_counter() - start
@@ -150,7 +150,7 @@ def main() -> None:
     parse = best_of(args.repeats, lambda: GameHistory.from_file(str(folder / "long.json")))
     cold = min(timed_get(f"/data/games/blind/belief?ply={ply}&side=white") for _ in range(args.repeats))
     state = ViewerState(GameLibrary.from_path(folder), max_boards=cap)
-    with AppThread(build_viewer(state)) as viewer:
+    with AppThread(served_viewer(state)) as viewer:
         get(f"{viewer.url}/data/games/blind/belief?ply={ply - 1}&side=white")
 
         def belief_warm() -> None:

@@ -233,9 +233,9 @@ class _RequestShield:
         await self.app(scope, replay, send)
 
 
-def shielded(app: ASGIApp, config: ServerConfig) -> ASGIApp:
+def shielded(app: ASGIApp, body_seconds: float = ServerConfig.body_seconds) -> ASGIApp:
     """`app` behind the request limits (`_RequestShield`): what a server puts in front of everything it serves."""
-    return _RequestShield(app, config.body_seconds)
+    return _RequestShield(app, body_seconds)
 
 
 def _error(status: int, message: str, retry_after: Optional[float] = None) -> JSONResponse:
@@ -280,7 +280,7 @@ def _validation_message(error: RequestValidationError) -> str:
 
 def build_app(service: Service) -> ASGIApp:
     """The ASGI application serving `service`: `build_api` behind the request limits."""
-    return shielded(build_api(service), service.config)
+    return shielded(build_api(service), service.config.body_seconds)
 
 
 def build_api(service: Service) -> FastAPI:

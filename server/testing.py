@@ -16,6 +16,7 @@ import argparse
 import os
 import random
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
+from urllib.parse import urlsplit
 
 from blindchess.server.client import ServerSession
 from blindchess.server.database import Store
@@ -85,6 +87,46 @@ def register(url: str, names: list[str], password_prefix: str = "pw-") -> dict[s
         session.register()
         sessions[name] = session
     return sessions
+
+
+def trickled_post_answer(url: str, path: str, length: int = 200, every: float = 0.25, wait: float = 15.0) -> bytes:
+    """POST `length` body bytes to `url` + `path` one every `every` s; return what the server answers before it hangs up.
+
+    A slow sender, as a hostile client would be: a server with a body deadline answers 408
+    and closes long before the body is done. Raises ``socket.timeout`` if the server sends
+    nothing for `wait` s. A reset after the answer counts as the end: the server closes with
+    the trickled bytes unread, so its kernel ends the connection with a reset, not a FIN
+    (Linux keeps the answer readable before it reports the reset).
+    """
+    where = urlsplit(url)
+    assert where.hostname is not None and where.port is not None
+    connection = socket.create_connection((where.hostname, where.port), timeout=wait)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        try:
+            for _ in range(length):
+                if stop.wait(every):
+                    return
+                connection.sendall(b" ")
+        except OSError:
+            return
+
+    sender = threading.Thread(target=trickle)
+    answer = b""
+    try:
+        connection.sendall(f"POST {path} HTTP/1.1\r\nHost: {where.hostname}\r\nContent-Length: {length}\r\n\r\n".encode())
+        sender.start()
+        while chunk := connection.recv(4096):
+            answer += chunk
+    except ConnectionResetError:
+        pass
+    finally:
+        stop.set()
+        if sender.is_alive():
+            sender.join()
+        connection.close()
+    return answer
 
 
 class ServerProcess:

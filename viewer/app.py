@@ -31,8 +31,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from blindchess.bots.registry import BOTS
-from blindchess.server.app import authenticated_user
+from blindchess.server.app import authenticated_user, shielded
 from blindchess.server.errors import NotAuthenticated, RemotePlayError, TooManyAttempts
+from blindchess.server.service import ServerConfig
 
 from .belief_views import BELIEFS
 from .library import UnknownGameError
@@ -102,6 +103,17 @@ async def _player(request: Request) -> Optional[str]:
 
 
 Player = Annotated[Optional[str], Depends(_player)]
+
+
+def served_viewer(state: ViewerState, body_seconds: Optional[float] = None) -> ASGIApp:
+    """What `blindchess view` serves: `build_viewer` behind the game server's request limits.
+
+    The same `shielded` front as `blindchess serve`: a body over the size limit gets 413, and
+    one still arriving `body_seconds` after its headers gets 408 and a closed connection
+    (without it one slow sender held a connection, and a worker's wait, as long as it liked).
+    `body_seconds` None is the game server's default.
+    """
+    return shielded(build_viewer(state), ServerConfig.body_seconds if body_seconds is None else body_seconds)
 
 
 def build_viewer(state: ViewerState) -> FastAPI:

@@ -113,4 +113,5 @@ def serving_app(service: Service) -> ASGIApp:
     from blindchess.viewer.library import GameLibrary
     from blindchess.viewer.state import ViewerState
 
-    return shielded(PathDispatch(build_api(service), build_viewer(ViewerState(GameLibrary(), service=service))), service.config)
+    pages = build_viewer(ViewerState(GameLibrary(), service=service))
+    return shielded(PathDispatch(build_api(service), pages), service.config.body_seconds)

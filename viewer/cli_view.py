@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from blindchess.arguments import add_command
+from blindchess.arguments import add_command, positive_seconds
 
 
 def add_parser(subparsers: Any) -> None:
@@ -31,12 +31,16 @@ def add_parser(subparsers: Any) -> None:
         help="where games played in the browser are saved (default: FOLDER, else ./blindchess-games)",
     )
     parser.add_argument("--max-boards", type=int, default=None, help="cap of the board-set belief (default 200000)")
+    parser.add_argument(
+        "--body-timeout", type=positive_seconds, default=None,
+        help="seconds a request body may take to arrive after its headers (then 408, connection closed; default 10)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from blindchess.arbiter.history import GameHistory, HistoryFormatError
-    from blindchess.viewer.app import build_viewer
+    from blindchess.viewer.app import served_viewer
     from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
     from blindchess.viewer.library import GameLibrary
     from blindchess.viewer.serving import run_foreground
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"viewer on {url}{page} ({games})", flush=True)
 
     try:
-        run_foreground(build_viewer(state), args.host, args.port, announce)
+        run_foreground(served_viewer(state, args.body_timeout), args.host, args.port, announce)
     except OSError as error:
         print(f"blindchess view: {error}", file=sys.stderr)
         return 1

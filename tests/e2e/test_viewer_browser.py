@@ -26,7 +26,7 @@ import pytest
 
 from blindchess.arbiter.results import describe_result, player_names
 from blindchess.beliefs import BoardSet
-from blindchess.viewer.app import build_viewer
+from blindchess.viewer.app import served_viewer
 from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
 from blindchess.viewer.demo_games import random_game, teaching_game
 from blindchess.viewer.library import GameLibrary
@@ -48,7 +48,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, View
     teaching_game(seed=3).save(str(folder / "teaching.json"))
     (folder / "notes.json").write_text('{"not": "a history"}')
     state = ViewerState(GameLibrary.from_path(folder))
-    with AppThread(build_viewer(state)) as running:
+    with AppThread(served_viewer(state)) as running:
         yield running.url, state
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any, Optional
@@ -254,3 +255,13 @@ def test_binary_file_raises_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(HistoryFormatError, match=r"binary\.json"):
         GameHistory.from_file(str(path))
+
+
+def test_a_fifo_or_a_folder_raises_a_clear_error_without_blocking(tmp_path: Path) -> None:
+    """Was: a FIFO named as a history file blocked the reader until a writer came (forever)."""
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        with pytest.raises(HistoryFormatError, match="not a regular file") as error:
+            GameHistory.from_file(str(path))
+        assert str(path) in str(error.value)

@@ -9,26 +9,12 @@ as the sender liked (60 s and more). Against a real ``blindchess serve`` on loop
 from __future__ import annotations
 
 import json
-import socket
-import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import chess
 import requests
 
-from blindchess.server.testing import ServerProcess, register
-
-
-def trickle(connection: socket.socket, stop: threading.Event) -> None:
-    """Send the body a byte every 0.25 s (200 bytes: 50 s) until the server hangs up."""
-    try:
-        for _ in range(200):
-            if stop.wait(0.25):
-                return
-            connection.sendall(b" ")
-    except OSError:
-        return
+from blindchess.server.testing import ServerProcess, register, trickled_post_answer
 
 
 def test_nfd_invitations_single_mark_names_and_slow_bodies(tmp_path: Path) -> None:
@@ -39,29 +25,7 @@ def test_nfd_invitations_single_mark_names_and_slow_bodies(tmp_path: Path) -> No
             refused = requests.post(f"{server.url}/api/users/", data=json.dumps({"username": mark, "password": "x"}), timeout=30)
             assert refused.status_code == 400 and "combining mark" in refused.json()["error"], refused.text
 
-        where = urlsplit(server.url)
-        assert where.hostname is not None and where.port is not None
-        connection = socket.create_connection((where.hostname, where.port), timeout=15)
-        stop = threading.Event()
-        sender = threading.Thread(target=trickle, args=(connection, stop))
-        try:
-            connection.sendall(b"POST /api/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200\r\n\r\n")
-            sender.start()
-            answer = b""
-            try:
-                while chunk := connection.recv(4096):  # a socket.timeout here: the server held on for 15 s
-                    answer += chunk
-            except ConnectionResetError:
-                # The server closed with trickled bytes unread, so its kernel ended the connection
-                # with a reset after the answer, not a FIN: the answer is still read above (Linux
-                # keeps received data readable before it reports the reset), and the asserts
-                # below fail if it was not. Seen once in CI, under load.
-                pass
-        finally:
-            stop.set()
-            if sender.is_alive():
-                sender.join()
-            connection.close()
+        answer = trickled_post_answer(server.url, "/api/users/")  # a byte every 0.25 s: 50 s for the body
         assert answer.startswith(b"HTTP/1.1 408 "), answer
         assert b"request body not received within 1 s" in answer
         assert requests.get(f"{server.url}/api/version", timeout=30).ok  # and the server serves on

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from blindchess.viewer.app import build_viewer
+from blindchess.viewer.app import served_viewer
 from blindchess.viewer.demo_games import random_game
 from blindchess.viewer.library import MAX_HISTORY_BYTES, GameLibrary
 from blindchess.viewer.serving import AppThread
@@ -49,7 +49,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     with open(folder / "huge.json", "wb") as huge:
         huge.truncate(MAX_HISTORY_BYTES + 1)  # sparse: no disk, and never read
     library = GameLibrary.from_path(folder, tmp_path_factory.mktemp("played"))
-    with AppThread(build_viewer(ViewerState(library))) as running:
+    with AppThread(served_viewer(ViewerState(library))) as running:
         yield running.url, secret.truth_fen_after_move(next(iter(secret.turns())))
 
 

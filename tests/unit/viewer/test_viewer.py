@@ -22,8 +22,8 @@ from blindchess.arbiter.observations import GameEnded
 from blindchess.beliefs import BoardSet
 from blindchess.bots.random_bot import RandomBot
 from blindchess.server.client import play_remote_game
-from blindchess.server.testing import ServerProcess, register
-from blindchess.viewer.app import build_viewer
+from blindchess.server.testing import ServerProcess, register, trickled_post_answer
+from blindchess.viewer.app import served_viewer
 from blindchess.viewer.belief_views import BELIEFS, DEFAULT_MAX_BOARDS
 from blindchess.viewer.demo_games import random_game, teaching_game
 from blindchess.viewer.library import GameLibrary
@@ -132,8 +132,17 @@ def viewer_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (folder / "truncated.json").write_text(random_game(7, full_turns=3).to_json()[:200])
     (folder / "foreign.json").write_text('[1, 2, 3]')
     (folder / "binary.json").write_bytes(bytes(range(256)))
-    with AppThread(build_viewer(ViewerState(GameLibrary.from_path(folder, tmp_path_factory.mktemp("played"))))) as running:
+    state = ViewerState(GameLibrary.from_path(folder, tmp_path_factory.mktemp("played")))
+    with AppThread(served_viewer(state, body_seconds=2)) as running:  # what `blindchess view` serves
         yield running.url
+
+
+def test_a_body_that_trickles_in_gets_408_and_the_viewer_serves_on(viewer_url: str) -> None:
+    """Was: `blindchess view` had no body deadline (only `blindchess serve` had one)."""
+    answer = trickled_post_answer(viewer_url, "/data/play")  # a byte every 0.25 s: 50 s for the body
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert b"request body not received within 2 s" in answer
+    assert fetch(f"{viewer_url}/data/games")[0] == 200
 
 
 @pytest.mark.parametrize(
