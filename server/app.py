@@ -326,8 +326,9 @@ def build_api(service: Service) -> FastAPI:
         return {"usernames": service.active_usernames()}
 
     @app.post("/api/users/")
-    def register(body: Registration) -> dict[str, str]:  # a plain def: runs in a worker thread (slow hash)
-        return {"username": service.register(body.username, body.password, body.email, body.affiliation)}
+    def register(body: Registration, request: Request) -> dict[str, str]:  # a plain def: runs in a worker thread (slow hash)
+        address = request.client.host if request.client is not None else ""
+        return {"username": service.register(body.username, body.password, body.email, body.affiliation, address)}
 
     @app.post("/api/users/me")
     async def ping(me: User) -> dict[str, Any]:

@@ -23,6 +23,7 @@ impersonate an account.
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import threading
@@ -78,11 +79,26 @@ class ServerConfig:
     seed: Optional[int] = None
     """Seeds the ranked scheduler's tie-breaks and colours."""
     login_limits: Limits = field(default_factory=Limits)
-    """Wrong passwords allowed per (account, address) and per address before back-off (see `.throttle`)."""
+    """Wrong passwords allowed per (account, address) and per address, and new accounts per address, before back-off (see `.throttle`)."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client; from any other, the header is ignored."""
     body_seconds: float = 10.0
     """A request's body must arrive within this many seconds of its headers (else 408, connection closed)."""
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> ServerConfig:
+        """The settings ``blindchess serve``'s parsed command line gives (its flags are in ``viewer/cli_serve.py``)."""
+        return cls(
+            seconds_per_player=args.seconds_per_player,
+            seconds_increment=args.increment,
+            reversible_moves_limit=args.reversible_moves_limit,
+            full_turn_limit=args.full_turn_limit,
+            start_timeout=args.start_timeout,
+            seed=args.seed,
+            login_limits=Limits(registrations_per_address=args.registrations_per_address),
+            trusted_proxies=tuple(args.trusted_proxy),
+            body_seconds=args.body_timeout,
+        )
 
 
 class Service:
@@ -113,7 +129,18 @@ class Service:
             logger.info("resumed %d unfinished games", len(self._games))
 
     # accounts
-    def register(self, username: str, password: str, email: str = "", affiliation: str = "") -> str:
+    def register(self, username: str, password: str, email: str = "", affiliation: str = "", address: str = "") -> str:
+        """Add an account; returns its name (NFC).
+
+        New accounts from one `address` are counted (`LoginThrottle.registration_keys`): past
+        the limit the next waits (`TooManyAttempts`, 429), and the slow hash takes its turn
+        among the login checks. A refused registration changes nothing.
+
+        Raises:
+            InvalidRequest: a name or password outside the rules.
+            UsernameTaken: the name, or one too like it, is in use.
+            TooManyAttempts: too many new accounts from this address.
+        """
         username, password = _nfc(username), _nfc(password)
         if not username or len(username) > USERNAME_MAX or not username.isprintable() or ":" in username:
             raise InvalidRequest(f"username must be 1..{USERNAME_MAX} printable characters without ':', not {username!r}")
@@ -123,18 +150,27 @@ class Service:
             raise InvalidRequest(f"username must not start with a combining mark, not {username!r}")
         if not password or len(password) > PASSWORD_MAX:
             raise InvalidRequest(f"password must be 1..{PASSWORD_MAX} characters")
-        password_hash = hash_password(password)  # slow: outside the lock
+        keys = self.throttle.registration_keys(address)
         with self._lock:
-            if self.store.user_by_name(username) is not None:
-                raise UsernameTaken(f"username {username!r} is already in use")
-            key = _lookalike_key(username)
-            for user in self.store.users():
-                if _lookalike_key(user.username) == key:
-                    raise UsernameTaken(f"username {username!r} is too like the existing {user.username!r}")
+            self._refuse_taken(username)  # before the slow hash: a taken name costs no scrypt
+        with self.throttle.attempt(keys):
+            password_hash = hash_password(password)  # slow: outside the lock, a few at a time
+        with self._lock:
+            self._refuse_taken(username)  # again: another request may have taken it meanwhile
             self.store.add_user(username, email, affiliation, password_hash)
+        self.throttle.failed(keys)  # only accounts made count: a refused request changes nothing
         self._credentials.remember(username, password, password_hash)  # its first login needs no second scrypt
         logger.info("registered user %r", username)
         return username
+
+    def _refuse_taken(self, username: str) -> None:
+        """Raise `UsernameTaken` if `username`, or a name too like it, is in use (call under the lock)."""
+        if self.store.user_by_name(username) is not None:
+            raise UsernameTaken(f"username {username!r} is already in use")
+        key = _lookalike_key(username)
+        for user in self.store.users():
+            if _lookalike_key(user.username) == key:
+                raise UsernameTaken(f"username {username!r} is too like the existing {user.username!r}")
 
     def authenticate(
         self, username: Optional[str], password: Optional[str], *, allow_slow: bool = True, address: str = ""

@@ -58,13 +58,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=None)
     own, rest = parser.parse_known_args(argv)
     args = build_parser().parse_args(["serve", *rest])
-    config = ServerConfig(
-        full_turn_limit=args.full_turn_limit,
-        seconds_per_player=args.seconds_per_player,
-        seconds_increment=args.increment,
-        trusted_proxies=tuple(args.trusted_proxy),
-        body_seconds=args.body_timeout,
-    )
+    config = ServerConfig.from_arguments(args)
 
     def flaky(path: str | Path) -> Store:
         return FlakyStore(path, own.fail_commits, own.seed)

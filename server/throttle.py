@@ -1,4 +1,4 @@
-"""Login throttling without lock-out: failed passwords counted per (account, address) and per address.
+"""Login throttling without lock-out: failed passwords counted per (account, address) and per address; new accounts per address.
 
 Why these keys: counting failures per account alone lets anyone lock a player out by
 guessing wrong (the lock-out denial of service OWASP warns about). Here a guesser slows down
@@ -14,6 +14,11 @@ a failure (it is never checked). A right password from an address resets that pa
 not the address's (a guesser's own account must not buy it more guesses). A key with no
 failure for `forget_after` seconds is forgotten. So the right password from an address nobody
 guessed from is never refused, whatever happened elsewhere.
+
+New accounts are counted the same way under ``register:ADDR``, with
+`Limits.registrations_per_address` free: past them an address waits (doubling) before its next
+account, so a flood of registrations cannot fill the database or keep the cores hashing new
+passwords, while a classroom behind one address still registers its students.
 
 The counts are kept in a `FailureLog` (the server's database), so a restart neither forgives a
 guesser nor forgets a back-off. Their times are wall-clock seconds (``time.time``): unlike the
@@ -58,9 +63,11 @@ class Limits:
     first_wait: float = 60.0
     max_wait: float = 3600.0
     forget_after: float = 86400.0
+    registrations_per_address: int = 100
 
     def __post_init__(self) -> None:
-        if self.per_pair < 1 or self.per_address < 1 or not 0 < self.first_wait <= self.max_wait <= self.forget_after:
+        counts = (self.per_pair, self.per_address, self.registrations_per_address)
+        if min(counts) < 1 or not 0 < self.first_wait <= self.max_wait <= self.forget_after:
             raise ValueError(f"login limits need counts >= 1 and 0 < first_wait <= max_wait <= forget_after, got {self!r}")
 
 
@@ -98,8 +105,14 @@ class LoginThrottle:
         """The pair key, then the address key (none without an address)."""
         return (f"pair:{username}@{address}",) + ((f"address:{address}",) if address else ())
 
+    @staticmethod
+    def registration_keys(address: str) -> tuple[str, ...]:
+        """The key counting new accounts from `address` (none without an address)."""
+        return (f"register:{address}",) if address else ()
+
     def _limit(self, key: str) -> int:
-        return self.limits.per_pair if key.startswith("pair:") else self.limits.per_address
+        kind = key.partition(":")[0]
+        return {"pair": self.limits.per_pair, "register": self.limits.registrations_per_address}.get(kind, self.limits.per_address)
 
     def _wait(self, key: str, failures: Failures, now: float) -> float:
         over = failures.count - self._limit(key)
@@ -115,7 +128,7 @@ class LoginThrottle:
             return max([self._wait(key, self._failures[key], now) for key in keys if key in self._failures], default=0.0)
 
     def failed(self, keys: tuple[str, ...]) -> None:
-        """Count one wrong password against every key."""
+        """Count one wrong password (or, under `registration_keys`, one new account) against every key."""
         now = self._clock()
         with self._lock:
             for key in keys:
@@ -158,4 +171,5 @@ class LoginThrottle:
         """Raise `TooManyAttempts` (with the wait) when any of `keys` must wait."""
         wait = self.retry_after(keys)
         if wait > 0:
-            raise TooManyAttempts(f"too many failed logins from this address; retry in {wait:.0f} s", retry_after=wait)
+            what = "new accounts" if all(key.startswith("register:") for key in keys) else "failed logins"
+            raise TooManyAttempts(f"too many {what} from this address; retry in {wait:.0f} s", retry_after=wait)

@@ -65,6 +65,12 @@ def add_parser(subparsers: Any) -> None:
         help="seconds a request body may take to arrive after its headers (then 408, connection closed)",
     )
     parser.add_argument(
+        "--registrations-per-address",
+        type=positive_int,
+        default=100,
+        help="new accounts one client address makes freely; past them each waits (60 s, doubling; forgotten after a day)",
+    )
+    parser.add_argument(
         "--trusted-proxy",
         action="append",
         default=[],
@@ -81,16 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from blindchess.server.service import ServerConfig
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
-    config = ServerConfig(
-        seconds_per_player=args.seconds_per_player,
-        seconds_increment=args.increment,
-        reversible_moves_limit=args.reversible_moves_limit,
-        full_turn_limit=args.full_turn_limit,
-        start_timeout=args.start_timeout,
-        seed=args.seed,
-        trusted_proxies=tuple(args.trusted_proxy),
-        body_seconds=args.body_timeout,
-    )
+    config = ServerConfig.from_arguments(args)
 
     def announce(url: str) -> None:
         print(f"serving on {url} (database {args.db}; pages at {url}/server)", flush=True)

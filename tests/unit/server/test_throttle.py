@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import json
 from pathlib import Path
 from typing import Optional
 from urllib.parse import urlsplit
@@ -18,6 +19,7 @@ from blindchess.server.database import Store
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig, Service
 from blindchess.server.testing import ServerProcess
+from blindchess.server.throttle import Limits
 
 
 def login(url: str, name: str, password: str, source: str = "127.0.0.1", headers: Optional[dict[str, str]] = None) -> int:
@@ -65,3 +67,33 @@ def test_a_configured_proxy_names_the_client(tmp_path: Path) -> None:
         assert [login(server.url, "alice", f"wrong-{index}", headers=guesser) for index in range(10)] == [401] * 10
         assert login(server.url, "alice", "wrong-10", headers=guesser) == 429
         assert login(server.url, "alice", "pw-alice", headers=alice) == 200
+
+
+def register_from(url: str, name: str, source: str) -> tuple[int, Optional[str], str]:
+    """Status, ``Retry-After`` and body of one registration sent from the loopback address `source`."""
+    where = urlsplit(url)
+    assert where.hostname is not None and where.port is not None
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30, source_address=(source, 0))
+    try:
+        connection.request("POST", "/api/users/", body=json.dumps({"username": name, "password": f"pw-{name}"}))
+        response = connection.getresponse()
+        return response.status, response.getheader("Retry-After"), response.read().decode()
+    finally:
+        connection.close()
+
+
+def test_new_accounts_per_address_are_limited_and_the_count_outlives_a_restart(tmp_path: Path) -> None:
+    """Was: one address could register accounts without end, each costing a slow hash and a row."""
+    db, config = tmp_path / "server.sqlite3", ServerConfig(login_limits=Limits(registrations_per_address=2))
+    with ServerThread(db, config) as server:
+        assert [register_from(server.url, name, "127.0.0.1")[0] for name in ("ann", "bea")] == [200, 200]
+        assert register_from(server.url, "bea", "127.0.0.1")[0] == 409  # a taken name is no new account
+        status, retry_after, body = register_from(server.url, "cy", "127.0.0.1")
+        assert status == 429 and retry_after is not None and int(retry_after) > 0, (status, retry_after, body)
+        assert "too many new accounts from this address" in body
+        assert register_from(server.url, "dee", "127.0.0.2")[0] == 200  # another address is not held back
+        assert login(server.url, "cy", "pw-cy") == 401  # the refused registration made nothing
+        assert login(server.url, "ann", "pw-ann", source="127.0.0.3") == 200  # logins are not held back either
+    with ServerThread(db, config) as server:
+        assert register_from(server.url, "cy", "127.0.0.1")[0] == 429
+        assert register_from(server.url, "cy", "127.0.0.4")[0] == 200
