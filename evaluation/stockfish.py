@@ -30,15 +30,13 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
 import os
 import queue
 import shutil
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Optional, Union
 
@@ -46,6 +44,7 @@ import chess
 import chess.engine
 
 from blindchess.errors import BlindchessError
+from blindchess.evaluation.uci import UciProcess, parse_info
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +73,9 @@ sends the square only when an en-passant capture is legal. Other invalid statuse
 pieces) are common on RBC guesses and Stockfish searches them fine.
 """
 
-ENGINE_FAILURES = (chess.engine.EngineError, TimeoutError, concurrent.futures.TimeoutError, OSError)
-"""What a dead or hung engine raises: a crash is an `EngineTerminatedError` (an `EngineError`), a hang
-a timeout (`concurrent.futures.TimeoutError`, the same class as `TimeoutError` from Python 3.11 on)."""
+ENGINE_FAILURES = (chess.engine.EngineError, TimeoutError, OSError)
+"""What a dead or hung engine raises (`UciProcess`): a crash is an `EngineTerminatedError` (an
+`EngineError`) or a broken pipe (an `OSError`), a hang a `TimeoutError`."""
 
 EngineAnswer = Union[chess.engine.InfoDict, list[chess.engine.InfoDict]]
 
@@ -150,7 +149,9 @@ def is_searchable(board: chess.Board) -> bool:
 class Engine:
     """A Stockfish process that restarts itself and answers None on unplayable positions.
 
-    The process starts on first use. Not thread-safe: give each thread its own engine
+    The process starts on first use; it is spoken to through `UciProcess` (python-chess's
+    engine API cost several times more CPU per search), and the answers are python-chess's
+    types: a `chess.Move`, an `InfoDict` with a `PovScore`. Not thread-safe: give each thread its own engine
     (see `EnginePool`).
 
     Args:
@@ -176,7 +177,7 @@ class Engine:
         self.timeout = timeout
         self.restarts = 0
         """How many times the process died or hung and was replaced."""
-        self._process: Optional[chess.engine.SimpleEngine] = None
+        self._process: Optional[UciProcess] = None
         self._cache: OrderedDict[tuple[object, ...], object] = OrderedDict()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -184,32 +185,23 @@ class Engine:
     @property
     def pid(self) -> Optional[int]:
         """The process id of the running engine, or None before the first start."""
-        return None if self._process is None else self._process.transport.get_pid()
+        return None if self._process is None else self._process.pid
 
-    def _running(self) -> chess.engine.SimpleEngine:
+    def _running(self) -> UciProcess:
         if self._process is None:
-            # setpgrp: a Ctrl-C in the terminal reaches the bot, not the engine mid-search.
-            self._process = chess.engine.SimpleEngine.popen_uci(self.path, timeout=self.timeout, setpgrp=True)
-            if self.options:
-                self._process.configure(self.options)
+            self._process = UciProcess(self.path, self.options, self.timeout)
         return self._process
 
     def _discard_process(self) -> None:
         process, self._process = self._process, None
         if process is not None:
-            try:
-                process.close()
-            except Exception:  # already dead: nothing left to release
-                logger.debug("closing a dead engine raised", exc_info=True)
+            process.kill()
 
     def close(self) -> None:
         """Stop the process (it starts again if the engine is used again)."""
         process, self._process = self._process, None
         if process is not None:
-            try:
-                process.quit()
-            except ENGINE_FAILURES:
-                process.close()
+            process.quit()
 
     def __enter__(self) -> Engine:
         return self
@@ -234,47 +226,14 @@ class Engine:
     ) -> Optional[EngineAnswer]:
         """Stockfish's analysis of `board` (a list of `multipv` infos if given), or None if unsearchable.
 
-        `info` selects what python-chess parses from the engine's output (``INFO_SCORE``: the score
-        alone, about a third less of our CPU per call than ``INFO_ALL``, which replays every
-        principal variation on a board); the search itself is the same. With `stop`, the search is
-        abandoned (None, nothing cached) within a few milliseconds of `stop` being set: what
-        pondering needs, whose next turn must not wait for a long search.
+        The answer holds the fields of the search's last info line that has a score (per PV
+        line with `multipv`); `info` selects which are parsed (``INFO_SCORE``: the score, without
+        the principal variation's moves). With `stop`, the search is abandoned (None, nothing
+        cached) within a few milliseconds of `stop` being set: what pondering needs, whose next
+        turn must not wait for a long search.
         """
         answer = self._ask("analyse", board, limit, multipv, info, stop)
         return answer  # type: ignore[return-value]
-
-    def analyse_many(
-        self, boards: Sequence[chess.Board], limit: chess.engine.Limit, info: chess.engine.Info = chess.engine.INFO_ALL
-    ) -> list[Optional[chess.engine.InfoDict]]:
-        """`analyse` of every board in order, the searches run back to back on the engine's event loop.
-
-        The engine gets the very commands a loop of `analyse` calls sends, in the same order,
-        and the cache is read and filled the same way, so the answers are the same; what is
-        saved is python-chess's hand-over between our thread and its event loop's, per search
-        (about a quarter of our CPU per search at depth 4). Should the engine fail, it is
-        restarted and the boards not yet answered go through `analyse` one by one.
-        """
-        answers: list[Optional[object]] = []
-
-        async def run(process: chess.engine.SimpleEngine) -> None:
-            timeout = None if limit.time is None else self.timeout + limit.time  # as SimpleEngine times a search
-            for board in boards:
-                done, answer, key, position = self._lookup("analyse", board, limit, None, info)
-                if not done:
-                    answer = await asyncio.wait_for(process.protocol.analyse(position, limit, info=info), timeout)
-                    self._remember(key, answer)
-                answers.append(answer)
-
-        if boards:
-            try:
-                process = self._running()
-                asyncio.run_coroutine_threadsafe(run(process), process.protocol.loop).result()
-            except ENGINE_FAILURES as error:
-                self.restarts += 1
-                logger.warning("Stockfish failed (%s: %s) in a batch; restarting it", type(error).__name__, error)
-                self._discard_process()
-        rest = [self._ask("analyse", board, limit, None, info) for board in boards[len(answers) :]]
-        return [*answers, *rest]  # type: ignore[list-item]
 
     def _lookup(
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int], info: chess.engine.Info
@@ -314,15 +273,15 @@ class Engine:
             return known
         for attempt in (1, 2):
             try:
-                process = self._running()
+                found = self._running().search(position, limit, analysis=kind == "analyse", multipv=multipv or 1, stop=stop)
+                if found is None:
+                    return None  # abandoned: nothing to keep
+                best, scored = found
                 if kind == "play":
-                    answer: Optional[object] = process.play(position, limit).move
-                elif stop is None:
-                    answer = process.analyse(position, limit, multipv=multipv, info=info)
+                    answer: Optional[object] = None if best in ("(none)", "0000") else chess.Move.from_uci(best)
                 else:
-                    answer = _analyse_unless(process, position, limit, info, stop)
-                    if answer is None:
-                        return None  # abandoned: nothing to keep
+                    infos = [parse_info(scored[index], position.turn, info) for index in sorted(scored)]
+                    answer = infos if multipv is not None else (infos[0] if infos else {})
                 break
             except ENGINE_FAILURES as error:
                 self.restarts += 1
@@ -335,30 +294,6 @@ class Engine:
             return None
         self._remember(key, answer)
         return answer
-
-
-_STOP_POLL_SECONDS = (0.0002, 0.005)
-"""How often an abandonable search looks at its stop event: first after the shorter wait, doubling up to the
-longer (a shallow search ends within a fraction of a millisecond; a long one is stopped within 5 ms)."""
-
-
-def _analyse_unless(
-    process: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit, info: chess.engine.Info,
-    stop: threading.Event,
-) -> Optional[chess.engine.InfoDict]:
-    """`process.analyse(board, limit)`, or None once `stop` is set before the search ends (the search is stopped)."""
-    poll, longest = _STOP_POLL_SECONDS
-    with process.analysis(board, limit, info=info) as analysis:
-        while True:
-            if analysis.would_block():  # searching, nothing new
-                if stop.wait(poll):
-                    analysis.stop()
-                    return None
-                poll = min(2 * poll, longest)
-            elif analysis.empty():  # the search ended and every line of it was read
-                return analysis.info
-            else:
-                analysis.get()  # a line of the search (`info` merges them as they arrive)
 
 
 class EnginePool:

@@ -416,7 +416,7 @@ class StockfishMoveSelector:
                 searched.append((i, j))
                 afters.append(after)
             with self.pool.engine() as engine:
-                infos = engine.analyse_many(afters, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
+                infos = [engine.analyse(after, limit, info=chess.engine.INFO_SCORE) for after in afters]  # the score is all we read
             for pair, after, info in zip(searched, afters, infos, strict=True):
                 value = _score_value(info, color)
                 # unsearchable, or the engine died twice: the material balance

@@ -201,22 +201,22 @@ def _searched(answer: object) -> object:
     return None if not isinstance(answer, dict) else (answer.get("score"), answer.get("depth"), answer.get("nodes"))
 
 
-def test_a_batch_answers_what_one_call_per_board_answers() -> None:
-    # Two fresh engines get the same commands in the same order, so even the hash-dependent scores agree.
-    with Engine() as one_by_one, Engine() as batched:
-        expected = [one_by_one.analyse(board, FAST, info=chess.engine.INFO_SCORE) for board in _positions()]
-        answers = batched.analyse_many(_positions(), FAST, info=chess.engine.INFO_SCORE)
+def test_two_fresh_engines_answer_a_sequence_of_positions_alike() -> None:
+    # The same commands in the same order reach both, so even the hash-dependent scores agree.
+    with Engine() as first, Engine() as second:
+        expected = [first.analyse(board, FAST, info=chess.engine.INFO_SCORE) for board in _positions()]
+        answers = [second.analyse(board, FAST, info=chess.engine.INFO_SCORE) for board in _positions()]
         assert [_searched(answer) for answer in answers] == [_searched(answer) for answer in expected]
         assert expected[-1] is None and expected[-2] is not None  # unsearchable; the king capture is known
-        assert batched.restarts == 0 and batched.analyse_many([], FAST) == []
+        assert second.restarts == 0
 
 
-def test_a_batch_restarts_a_killed_engine_and_answers_every_board(engine: Engine) -> None:
+def test_analysis_restarts_a_killed_engine_and_answers_every_board(engine: Engine) -> None:
     assert engine.play(chess.Board(), FAST) is not None
     first_pid = engine.pid
     assert first_pid is not None
     os.kill(first_pid, signal.SIGKILL)
-    answers = engine.analyse_many(_positions()[:4], FAST)
+    answers = [engine.analyse(board, FAST) for board in _positions()[:4]]
     assert all(isinstance(answer, dict) and "score" in answer for answer in answers)
     assert engine.restarts == 1 and engine.pid not in (None, first_pid)
 
