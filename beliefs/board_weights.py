@@ -40,6 +40,8 @@ from blindchess.arbiter.observations import GameStarted, MoveResult, Observation
 from blindchess.evaluation.stockfish import Engine
 
 from .base import N_CHANNELS, Belief, BeliefError, NotInitialisedError, WeightedBoards
+from .board_set import BoardSet
+from .rows import Rows
 
 logger = logging.getLogger(__name__)
 
@@ -139,10 +141,18 @@ class Weighted:
 
     def sample(self, n: int, rng: np.random.Generator) -> list[chess.Board]:
         """`n` boards of the wrapped belief drawn with replacement by the weighted probabilities."""
+        return [self.inner.board(int(i)) for i in self._draw(n, rng)]
+
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Optional[Rows]:
+        """Over a `BoardSet`, the draws of `sample` as its `Rows`; None over any other belief (nothing drawn)."""
+        return self.inner.rows(self._draw(n, rng)) if isinstance(self.inner, BoardSet) else None
+
+    def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """`n` board indices drawn with replacement by the weighted probabilities."""
         if n < 0:
             raise ValueError(f"n must be non-negative, got {n!r}")
         weights = self.weights()
-        return [self.inner.board(int(i)) for i in rng.choice(len(weights), size=n, p=weights)]
+        return rng.choice(len(weights), size=n, p=weights)
 
     def __contains__(self, board: object) -> bool:
         """Membership is the wrapped belief's: every weighting keeps ``w(s) > 0``."""

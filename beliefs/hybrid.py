@@ -28,6 +28,8 @@ import logging
 import time
 from typing import Any, Optional, Union
 
+import numpy as np
+
 from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import InconsistentObservationError, NotInitialisedError
@@ -35,6 +37,7 @@ from .board_set import BoardSet
 from .delegated import DelegatedQueries
 from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
+from .rows import Rows
 from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)
@@ -101,6 +104,11 @@ class HybridBelief(DelegatedQueries):
         if self._active is None:
             raise NotInitialisedError("the hybrid belief has not received GameStarted")
         return self._active
+
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Optional[Rows]:
+        """While exact, the set's `Rows` with the draws `sample` makes; None under particles (nothing drawn)."""
+        active = self._started()
+        return active.sample_rows(n, rng) if isinstance(active, BoardSet) else None
 
     def _exact_set(self) -> BoardSet:
         return BoardSet(max_boards=self.expansion_cap, move_model=self.move_model)

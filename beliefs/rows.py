@@ -6,7 +6,8 @@ set stores them (:mod:`blindchess.beliefs.compact`) and answers threat levels, p
 values, exposure, material and king squares with the compiled kernels of
 :mod:`blindchess.beliefs.row_kernels`; `boards` builds `chess.Board` objects only for the few
 boards an engine must see. A belief that can draw rows says so by having `sample_rows`
-(`RowSampler`); :mod:`blindchess.beliefs.samples` keeps the python-chess path for every other belief.
+(`RowSampler`: the board set; the hybrid while it is exact; a weighting over a board set);
+:mod:`blindchess.beliefs.samples` keeps the python-chess path for every other belief.
 """
 
 from __future__ import annotations
@@ -130,8 +131,12 @@ class Rows:
 
 @runtime_checkable
 class RowSampler(Protocol):
-    """A belief that can draw its boards as `Rows` (the board set)."""
+    """A belief that can draw its boards as `Rows`, at least at times (the board set always)."""
 
-    def sample_rows(self, n: int, rng: np.random.Generator) -> Rows:
-        """`n` rows drawn with replacement by weight, with the very draws `sample(n, rng)` makes."""
+    def sample_rows(self, n: int, rng: np.random.Generator) -> Optional[Rows]:
+        """`n` rows drawn with replacement by weight, with the very draws `sample(n, rng)` makes.
+
+        None when the belief holds no board-set rows just now (a hybrid under particles);
+        then nothing is drawn from `rng`.
+        """
         ...

@@ -152,5 +152,7 @@ def draw(belief: Belief, n: int, rng: np.random.Generator, color: Color, compile
     """`n` boards drawn from `belief` by weight (`Belief.sample`'s draws): `Rows` where the belief can give them and
     `compiled` is set, else a `BoardList`."""
     if compiled and isinstance(belief, RowSampler):
-        return belief.sample_rows(n, rng)
+        rows = belief.sample_rows(n, rng)
+        if rows is not None:
+            return rows
     return BoardList(belief.sample(n, rng), color)

@@ -39,7 +39,7 @@ import chess
 
 from blindchess.arbiter import Player, play_local_game
 from blindchess.bots.attacker_bot import AttackerBot
-from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.flagship import FlagshipBot, HybridFlagshipBot, LearnedFlagshipBot
 from blindchess.bots.random_bot import RandomBot
 
 PHASES = ("handle_opponent_move_result", "choose_sense", "handle_sense_result", "choose_move", "handle_move_result")
@@ -97,9 +97,13 @@ class TimedPlayer(Player):
         self.player.handle_game_end(*args)
 
 
-def play_one(seed: int, opponent: str, depth: int, clock: float) -> dict[str, Any]:
-    """One game of the flagship (White) against `opponent`; per-turn phase seconds and the actions."""
-    flagship = TimedPlayer(FlagshipBot(rng=seed, selector={"search_depth": depth}))
+FLAGSHIPS = {"flagship": FlagshipBot, "flagship-hybrid": HybridFlagshipBot, "flagship-learned": LearnedFlagshipBot}
+"""The flagship presets the script can time (``--bot``): the board set, the hybrid, the learned prior's weighting."""
+
+
+def play_one(seed: int, opponent: str, depth: int, clock: float, bot: str = "flagship") -> dict[str, Any]:
+    """One game of the flagship preset `bot` (White) against `opponent`; per-turn phase seconds and the actions."""
+    flagship = TimedPlayer(FLAGSHIPS[bot](rng=seed, selector={"search_depth": depth}))
     other = {"random": RandomBot, "attacker": AttackerBot}[opponent](rng=seed + 1)
     winner, reason, _ = play_local_game(flagship, other, seconds_per_player=clock, enforce_deadlines=False)
     return {"turns": flagship.turns, "cpu_turns": flagship.cpu_turns, "actions": flagship.actions, "winner": winner,
@@ -112,7 +116,7 @@ def run_child(site: Optional[str], args: argparse.Namespace) -> dict[str, Any]:
     if site is not None:
         env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
     command = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(args.seed), "--opponent", args.opponent,
-               "--depth", str(args.depth), "--clock", str(args.clock)]
+               "--depth", str(args.depth), "--clock", str(args.clock), "--bot", args.bot]
     done = subprocess.run(command, env=env, cwd="/", capture_output=True, text=True, check=True)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -145,6 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--opponent", choices=("random", "attacker"), default="random")
+    parser.add_argument("--bot", choices=tuple(FLAGSHIPS), default="flagship", help="which flagship preset to time")
     parser.add_argument("--depth", type=int, default=4, help="Stockfish search depth per position")
     parser.add_argument("--clock", type=float, default=3600.0, help="seconds per player (never binds)")
     parser.add_argument("--rounds", type=int, default=1)
@@ -152,7 +157,7 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(play_one(args.seed, args.opponent, args.depth, args.clock)))
+        print(json.dumps(play_one(args.seed, args.opponent, args.depth, args.clock, args.bot)))
         return
 
     with tempfile.TemporaryDirectory() as folder:
@@ -173,7 +178,7 @@ def report(variants: dict[str, Optional[str]], args: argparse.Namespace) -> None
             runs[name].append(run_child(variants[name], args))
     games = {json.dumps(run["actions"]) for results in runs.values() for run in results}
     first = next(iter(runs.values()))[0]
-    print(f"flagship (White) vs {args.opponent}, seed {args.seed}, Stockfish depth {args.depth}, clock {args.clock:.0f} s, "
+    print(f"{args.bot} (White) vs {args.opponent}, seed {args.seed}, Stockfish depth {args.depth}, clock {args.clock:.0f} s, "
           f"{args.rounds} round(s); {len(first['turns'])} own turns, result {first['reason']}; "
           + ("the same game in every run" if len(games) == 1 else f"{len(games)} DIFFERENT games"))
     print("seconds per own turn: wall clock (Stockfish's thinking included), then CPU of the bot's own process "

@@ -17,9 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.observations import SenseResult
 from blindchess.arbiter.rules import move_actions
-from blindchess.beliefs import BoardSet
-from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
+from blindchess.beliefs import BoardSet, HybridBelief
+from blindchess.beliefs.board_weights import Weighted
+from blindchess.beliefs.recorded_games import load_records, observed_game, sensed_beliefs
 from blindchess.beliefs.rows import Rows, RowSampler
 from blindchess.beliefs.samples import BoardList, draw
 
@@ -73,3 +75,41 @@ def test_the_board_set_draws_rows() -> None:
     belief = BoardSet.from_boards(chess.WHITE, [chess.Board()], move_model=None)
     assert isinstance(belief, RowSampler)
     assert len(belief.sample_rows(5, np.random.default_rng(1))) == 5
+
+
+class ByIndex:
+    """A toy prior for the weighted belief: log w(s) = 0.5 x (board index mod 3), never updated."""
+
+    def update(self, observation: object) -> None:
+        del observation
+
+    def log_weights(self, grid: np.ndarray) -> np.ndarray:
+        return 0.5 * (np.arange(len(grid)) % 3)
+
+
+def same_draws(belief: object, color: chess.Color, seed: int) -> type:
+    """Check that `draw` gives the reference's boards with the same seed; return the kind it gave."""
+    fast = draw(belief, DRAWS, np.random.default_rng(seed), color)  # type: ignore[arg-type]
+    reference = draw(belief, DRAWS, np.random.default_rng(seed), color, compiled=False)  # type: ignore[arg-type]
+    assert isinstance(reference, BoardList)
+    assert [board.fen() for board in fast.boards()] == [board.fen() for board in reference.boards()]
+    return type(fast)
+
+
+def test_a_weighting_over_a_board_set_draws_its_rows() -> None:
+    """Was: a weighted belief always took the python-chess path, even over a board set."""
+    positions = sensed_beliefs(GameHistory.from_json(RECORDS[0]["history"]), chess.WHITE)
+    for k, belief in enumerate(positions[::4]):
+        assert same_draws(Weighted(belief, ByIndex()), chess.WHITE, k) is Rows
+
+
+def test_the_hybrid_draws_rows_while_exact_and_boards_under_particles() -> None:
+    """Was: the hybrid always took the python-chess path, even while it held the exact set."""
+    kinds: dict[str, set[type]] = {"exact": set(), "particles": set()}
+    game = observed_game(GameHistory.from_json(RECORDS[0]["history"]))
+    belief = HybridBelief(switch_boards=100, particles=32, rebuild_seconds=0.01, seed=1)
+    for k, event in enumerate(game.events[chess.WHITE][:30]):
+        belief.update(event)
+        if isinstance(event, SenseResult):
+            kinds[belief.mode].add(same_draws(belief, chess.WHITE, k))
+    assert kinds == {"exact": {Rows}, "particles": {BoardList}}, kinds
