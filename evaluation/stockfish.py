@@ -237,26 +237,30 @@ class Engine:
 
     def _lookup(
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int], info: chess.engine.Info
-    ) -> tuple[bool, Optional[object], tuple[object, ...], chess.Board]:
-        """(answered, the answer, the cache key, the position to search): answered without the engine
-        for a king capture, an unsearchable board or a cached position."""
+    ) -> tuple[bool, Optional[object], tuple[object, ...], chess.Board, str]:
+        """(answered, the answer, the cache key, the position to search, its FEN): answered without the
+        engine for a king capture, an unsearchable board or a cached position.
+
+        The FEN is the one python-chess sent: once the en-passant square is kept only where a
+        capture is legal, ``fen()`` and ``fen(en_passant="fen")`` agree."""
         capture = king_capture(board)
         if capture is not None:  # Stockfish would crash; the answer is known
             if kind == "play":
-                return True, capture, (), board
+                return True, capture, (), board, ""
             known: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
-            return True, [known] if multipv is not None else known, (), board
+            return True, [known] if multipv is not None else known, (), board, ""
         if not is_searchable(board):
             logger.debug("not searching an impossible position %s", board.fen())
-            return True, None, (), board
+            return True, None, (), board, ""
         position = board.copy(stack=False)
         if position.ep_square is not None and not position.has_legal_en_passant():
             position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
-        key = (kind, position.fen(), repr(limit), multipv, int(info))
+        fen = position.fen()
+        key = (kind, fen, repr(limit), multipv, int(info))
         if key in self._cache:
             self._cache.move_to_end(key)
-            return True, self._cache[key], key, position
-        return False, None, key, position
+            return True, self._cache[key], key, position, fen
+        return False, None, key, position, fen
 
     def _remember(self, key: tuple[object, ...], answer: Optional[object]) -> None:
         if answer is not None and self.cache_size:
@@ -268,12 +272,12 @@ class Engine:
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
         info: chess.engine.Info = chess.engine.INFO_ALL, stop: Optional[threading.Event] = None,
     ) -> Optional[object]:
-        done, known, key, position = self._lookup(kind, board, limit, multipv, info)
+        done, known, key, position, fen = self._lookup(kind, board, limit, multipv, info)
         if done:
             return known
         for attempt in (1, 2):
             try:
-                found = self._running().search(position, limit, analysis=kind == "analyse", multipv=multipv or 1, stop=stop)
+                found = self._running().search(fen, limit, analysis=kind == "analyse", multipv=multipv or 1, stop=stop)
                 if found is None:
                     return None  # abandoned: nothing to keep
                 best, scored = found
@@ -287,7 +291,7 @@ class Engine:
                 self.restarts += 1
                 logger.warning(
                     "Stockfish failed (%s: %s) on %s, attempt %d; restarting it",
-                    type(error).__name__, error, position.fen(), attempt,
+                    type(error).__name__, error, fen, attempt,
                 )
                 self._discard_process()
         else:

@@ -99,9 +99,8 @@ def go_command(limit: chess.engine.Limit) -> str:
     return " ".join(words)
 
 
-def position_command(board: chess.Board) -> str:
-    """The ``position`` line for `board` alone (its move stack is not sent: RBC boards carry null moves)."""
-    fen = board.fen(en_passant="fen")
+def position_command(fen: str) -> str:
+    """The ``position`` line for the position `fen` (no moves: RBC boards carry null moves that engines misread)."""
     return "position startpos" if fen == chess.STARTING_FEN else f"position fen {fen}"
 
 
@@ -133,8 +132,7 @@ class UciProcess:
         try:
             self._send("uci")
             self._read_until("uciok", time.monotonic() + timeout)
-            for name, value in options.items():
-                self._setoption(name, value)
+            self._send(*(self._option_line(name, value) for name, value in options.items()))
         except BaseException:
             self.kill()
             raise
@@ -145,24 +143,22 @@ class UciProcess:
         return self._popen.pid
 
     def search(
-        self, board: chess.Board, limit: chess.engine.Limit, *, analysis: bool, multipv: int = 1,
+        self, fen: str, limit: chess.engine.Limit, *, analysis: bool, multipv: int = 1,
         stop: Optional[threading.Event] = None,
     ) -> Optional[tuple[str, dict[int, str]]]:
-        """Search `board` within `limit`: the ``bestmove`` word and, per PV index, the last info line with a score.
+        """Search the position `fen` within `limit`: the ``bestmove`` word and, per PV index, the last info line with a score.
 
-        `analysis` sets ``UCI_AnalyseMode`` as python-chess does (on for analysis, off for
-        play). None if `stop` was set before the search ended (the engine is stopped and
-        drained, ready for the next search).
+        `fen` is what python-chess would send: ``board.fen(en_passant="fen")``. `analysis` sets
+        ``UCI_AnalyseMode`` as python-chess does (on for analysis, off for play). None if
+        `stop` was set before the search ended (the engine is stopped and drained, ready for
+        the next search). The commands of a search go in one write (one system call).
         """
-        self._setoption("UCI_AnalyseMode", analysis)
-        self._setoption("MultiPV", multipv)  # python-chess's play sets it too (to 1)
+        lines = [self._option_line("UCI_AnalyseMode", analysis), self._option_line("MultiPV", multipv)]  # play sets 1 too
         if self._new_game:
-            self._send("ucinewgame")
-            self._send("isready")
+            self._send(*lines, "ucinewgame", "isready")
             self._read_until("readyok", time.monotonic() + self.timeout)
-            self._new_game = False
-        self._send(position_command(board))
-        self._send(go_command(limit))
+            self._new_game, lines = False, []
+        self._send(*lines, position_command(fen), go_command(limit))
         deadline = None if limit.time is None else time.monotonic() + self.timeout + limit.time
         scored: dict[int, str] = {}
         poll, longest = _STOP_POLL_SECONDS
@@ -214,14 +210,19 @@ class UciProcess:
 
     # -- the pipes ------------------------------------------------------------------------------
 
-    def _setoption(self, name: str, value: OptionValue) -> None:
+    def _option_line(self, name: str, value: OptionValue) -> Optional[str]:
+        """The ``setoption`` line that gives option `name` `value`, None if it has it already (taken as sent)."""
         text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        if self._config.get(name) != text:
-            self._send(f"setoption name {name} value {text}")
-            self._config[name] = text
+        if self._config.get(name) == text:
+            return None
+        self._config[name] = text
+        return f"setoption name {name} value {text}"
 
-    def _send(self, line: str) -> None:
-        self._stdin.write(line.encode() + b"\n")
+    def _send(self, *lines: Optional[str]) -> None:
+        """Write `lines` (None: skipped) in one system call."""
+        data = "".join(f"{line}\n" for line in lines if line is not None)
+        if data:
+            self._stdin.write(data.encode())
 
     def _read_until(self, prefix: str, deadline: float) -> None:
         while True:

@@ -59,7 +59,7 @@ def our_scores(boards: list[chess.Board], limit: chess.engine.Limit) -> list[che
     try:
         scores = []
         for board in boards:
-            found = process.search(board, limit, analysis=True)
+            found = process.search(board.fen(en_passant="fen"), limit, analysis=True)
             assert found is not None
             scores.append(parse_info(found[1][1], board.turn, chess.engine.INFO_SCORE)["score"])
         return scores

@@ -92,6 +92,10 @@ class ScoreCache:
 
         `counted` False leaves the counts alone (pondering asking whether a search is needed).
         """
+        if not self._entries:  # nothing kept (a selector that does not ponder): no key to build
+            with self._lock:
+                self.lookups += counted
+            return None
         key = (board.epd(), color)
         with self._lock:
             entry = self._entries.get(key)

@@ -86,6 +86,9 @@ class ByIndex:
     def log_weights(self, grid: np.ndarray) -> np.ndarray:
         return 0.5 * (np.arange(len(grid)) % 3)
 
+    def copy(self) -> ByIndex:
+        return ByIndex()
+
 
 def same_draws(belief: object, color: chess.Color, seed: int) -> type:
     """Check that `draw` gives the reference's boards with the same seed; return the kind it gave."""
