@@ -3,7 +3,7 @@
 # viewer's browser test, the blindchess package and its test dependencies), then runs a job.
 #
 #   bash run.sh          set up, then play trout vs random and print the result
-#   bash run.sh test     set up, then run the whole test suite (about 11.5 minutes on 2 cores beside another job; docs/benchmarks.md)
+#   bash run.sh test     set up, then run the whole test suite (about 11 minutes on 2 cores beside another job; docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
