@@ -235,46 +235,29 @@ class Engine:
         answer = self._ask("analyse", board, limit, multipv, info, stop)
         return answer  # type: ignore[return-value]
 
-    def _lookup(
-        self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int], info: chess.engine.Info
-    ) -> tuple[bool, Optional[object], tuple[object, ...], chess.Board, str]:
-        """(answered, the answer, the cache key, the position to search, its FEN): answered without the
-        engine for a king capture, an unsearchable board or a cached position.
-
-        The FEN is the one python-chess sent: once the en-passant square is kept only where a
-        capture is legal, ``fen()`` and ``fen(en_passant="fen")`` agree."""
-        capture = king_capture(board)
-        if capture is not None:  # Stockfish would crash; the answer is known
-            if kind == "play":
-                return True, capture, (), board, ""
-            known: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
-            return True, [known] if multipv is not None else known, (), board, ""
-        if not is_searchable(board):
-            logger.debug("not searching an impossible position %s", board.fen())
-            return True, None, (), board, ""
-        position = board.copy(stack=False)
-        if position.ep_square is not None and not position.has_legal_en_passant():
-            position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
-        fen = position.fen()
-        key = (kind, fen, repr(limit), multipv, int(info))
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return True, self._cache[key], key, position, fen
-        return False, None, key, position, fen
-
-    def _remember(self, key: tuple[object, ...], answer: Optional[object]) -> None:
-        if answer is not None and self.cache_size:
-            self._cache[key] = answer
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-
     def _ask(
         self, kind: str, board: chess.Board, limit: chess.engine.Limit, multipv: Optional[int],
         info: chess.engine.Info = chess.engine.INFO_ALL, stop: Optional[threading.Event] = None,
     ) -> Optional[object]:
-        done, known, key, position, fen = self._lookup(kind, board, limit, multipv, info)
-        if done:
-            return known
+        capture = king_capture(board)
+        if capture is not None:  # Stockfish would crash; the answer is known
+            if kind == "play":
+                return capture
+            known: chess.engine.InfoDict = {"score": chess.engine.PovScore(chess.engine.Mate(1), board.turn), "pv": [capture], "depth": 0}
+            return [known] if multipv is not None else known
+        if not is_searchable(board):
+            logger.debug("not searching an impossible position %s", board.fen())
+            return None
+        position = board.copy(stack=False)
+        if position.ep_square is not None and not position.has_legal_en_passant():
+            position.ep_square = None  # no capture is lost; an en-passant square beside a check crashes Stockfish
+        # With the en-passant square kept only where a capture is legal, fen() is the FEN python-chess sent
+        # (fen(en_passant="fen")): one string is both the cache key's and the engine's.
+        fen = position.fen()
+        key = (kind, fen, repr(limit), multipv, int(info))
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
         for attempt in (1, 2):
             try:
                 found = self._running().search(fen, limit, analysis=kind == "analyse", multipv=multipv or 1, stop=stop)
@@ -296,7 +279,10 @@ class Engine:
                 self._discard_process()
         else:
             return None
-        self._remember(key, answer)
+        if answer is not None and self.cache_size:
+            self._cache[key] = answer
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
         return answer
 
 

@@ -165,17 +165,12 @@ class UciProcess:
         while True:
             wait = poll if stop is not None else None
             line = self._next_line(deadline, wait)
-            if line is None:  # nothing within the poll interval: look at the stop event
-                assert stop is not None
-                if stop.is_set():
-                    self._stopped()
-                    return None
+            if line is None:  # nothing within the poll interval: the engine is thinking
                 poll = min(2 * poll, longest)
-                continue
-            if line.startswith("bestmove"):
+            elif line.startswith("bestmove"):
                 words = line.split()
                 return (words[1] if len(words) > 1 else "(none)"), scored
-            if line.startswith("info") and " score " in line:
+            elif line.startswith("info") and " score " in line:
                 index = 1
                 if multipv > 1 and " multipv " in line:
                     words = line.split()

@@ -401,26 +401,18 @@ class StockfishMoveSelector:
 
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
             result: dict[tuple[int, int], float] = {}
-            searched: list[tuple[int, int]] = []
-            afters: list[chess.Board] = []
-            for i, j in shard:
-                known = _known_value(outcomes[i][j], color)
-                if known is not None:
-                    result[(i, j)] = known
-                    continue
-                after = outcomes[i][j].after()
-                cached = self.cache.get(after, color, limit)
-                if cached is not None:
-                    result[(i, j)] = cached
-                    continue
-                searched.append((i, j))
-                afters.append(after)
             with self.pool.engine() as engine:
-                infos = [engine.analyse(after, limit, info=chess.engine.INFO_SCORE) for after in afters]  # the score is all we read
-            for pair, after, info in zip(searched, afters, infos, strict=True):
-                value = _score_value(info, color)
-                # unsearchable, or the engine died twice: the material balance
-                result[pair] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
+                for i, j in shard:
+                    known = _known_value(outcomes[i][j], color)
+                    if known is not None:
+                        result[(i, j)] = known
+                        continue
+                    after = outcomes[i][j].after()
+                    value = self.cache.get(after, color, limit)
+                    if value is None:
+                        value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE), color)  # the score is all we read
+                    # unsearchable, or the engine died twice: the material balance
+                    result[(i, j)] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
             return result
 
         if engines == 1:
