@@ -49,6 +49,12 @@ ensure_package() {
     install_state > "$stamp"
 }
 
+warm_numba_caches() {
+    # Compile the numba kernels once before pytest starts its two workers, which then load them from
+    # numba's cache instead of both compiling them cold (tests/warm_kernels.py; docs/benchmarks.md).
+    python3 -m blindchess.tests.warm_kernels >&2
+}
+
 ensure_stockfish
 ensure_chromium
 ensure_package
@@ -57,6 +63,6 @@ case "${1:-play}" in
     play) exec python3 -m blindchess match trout random ;;
     # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
     # tests and the totals.
-    test) exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
+    test) warm_numba_caches; exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
     *) echo "usage: bash run.sh [play|test]" >&2; exit 2 ;;
 esac

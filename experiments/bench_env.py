@@ -21,6 +21,12 @@ counted in learner steps per second of wall time (the workers' CPU time is not t
 
     python3 experiments/bench_env.py --steps 20000 --rounds 3 --workers 2
 
+With ``--baseline REV`` only the two ``blindchess`` loops run, by the commit REV and by this checkout
+in alternating child processes (:mod:`blindchess.experiments.baseline_checkout`), and the medians
+of their CPU rates and the ratios are printed::
+
+    python3 experiments/bench_env.py --baseline main --steps 5000 --rounds 5
+
 OpenSpiel comes from ``pip install open-spiel`` (a wheel; not a dependency of the package: only
 this benchmark uses it).
 """
@@ -28,6 +34,8 @@ this benchmark uses it).
 from __future__ import annotations
 
 import argparse
+import json
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -94,13 +102,39 @@ def vector_steps(steps: int, workers: int, seed: int) -> tuple[int, float]:
     return done_steps, wall
 
 
+def blindchess_rates(steps: int, seed: int) -> dict[str, float]:
+    """Steps per CPU second of the two `RbcEnv` loops (with and without observations), after the untimed warm-up."""
+    rates = {}
+    for observations in (True, False):
+        blindchess_steps(WARM_UP_STEPS, observations, seed)
+        cpu = time.process_time()
+        made = blindchess_steps(steps, observations, seed)
+        rates[f"RbcEnv steps, observations {observations} (CPU)"] = made / (time.process_time() - cpu)
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="steps per loop and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2, help="worker processes for the vectorised rollouts (0: skip)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare the RbcEnv loops with (e.g. main)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(blindchess_rates(args.steps, args.seed)))
+        return
+    if args.baseline:  # imported here: a child runs under the baseline's package, which need not have the module
+        from blindchess.experiments.baseline_checkout import alternate, baseline_site, print_rates
+
+        with tempfile.TemporaryDirectory() as folder:
+            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            runs = alternate(__file__, ["--steps", str(args.steps), "--seed", str(args.seed)], variants, args.rounds)
+        print(f"RbcEnv, {args.steps} steps a loop, {args.rounds} rounds, median rates: baseline {args.baseline} against "
+              "the current checkout")  # fmt: skip
+        print_rates(runs, "steps/s")
+        return
     loops: dict[str, Callable[[int, int], int]] = {
         "blindchess rbc, observations": lambda n, s: blindchess_steps(n, True, s),
         "blindchess rbc, no observations": lambda n, s: blindchess_steps(n, False, s),
