@@ -83,7 +83,7 @@ def piece_on(bbs: np.ndarray, square: int) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # numba's own inlining: LLVM leaves the loops out of line in the expansion
 def targets(piece: int, origin: int, own: np.uint64, other: np.uint64) -> np.uint64:
     """The squares a knight, bishop, rook, queen or king on `origin` reaches: never onto `own`, a slide stops on `other`.
 
@@ -195,6 +195,10 @@ def revise(
     """The revision of a requested move on the true board: (square it ends on, -1 if refused; captured square, -1 if none).
 
     `opponent` and `occupied` are the opponent's and all pieces; the promotion never changes.
+
+    >>> on_a5 = np.uint64(chess.BB_A5)  # a rook's a1a8 stops on the opponent's piece on a5 and takes it
+    >>> revise(ROOK, chess.A1, chess.A8, on_a5, on_a5 | np.uint64(chess.BB_A1), 0, -1, 1) == (chess.A5, chess.A5)
+    True
     """
     if is_castling(piece, origin, target):
         rook, _ = castling_rook(origin, target)

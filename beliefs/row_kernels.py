@@ -56,12 +56,12 @@ def threat_levels(own: np.ndarray, opp: np.ndarray, white: int) -> np.ndarray:
     while not own[5] & BIT[king]:
         king += 1
     own_occ = _occupancy(own)
+    ring = core.targets(core.KING, king, _ZERO, _ZERO)
     for i in range(opp.shape[0]):
         occ = own_occ | _occupancy(opp[i])
         if attacked(opp[i], 1 - white, king, occ):
             levels[i] = 2
             continue
-        ring = core.targets(core.KING, king, _ZERO, _ZERO)
         for square in range(64):
             if ring & BIT[square] and attacked(opp[i], 1 - white, square, occ):
                 levels[i] = 1

@@ -120,9 +120,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
             runs = alternate(__file__, argv, variants, args.rounds)
-        rates = {name: [{k: v for k, v in run.items() if k.endswith("/s")} for run in results] for name, results in runs.items()}
+        per_second = {name: [{k: v for k, v in run.items() if k.endswith("/s")} for run in results] for name, results in runs.items()}
         print(f"BoardSet, {args.rounds} rounds, median rates: baseline {args.baseline} against the current checkout")
-        print_rates(rates, "/s")
+        print_rates(per_second, "/s")
         return
 
     rates = measure(args, with_reference=True)

@@ -62,11 +62,9 @@ def rule_writers(source: str, builds_tables: bool = False) -> list[str]:
             found.append(f"compiled {function.name} is named for a rule")
     if compiled and not builds_tables:
         for node in ast.walk(tree):
-            chess_table = (
-                isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "chess"
-                and CHESS_TABLES.fullmatch(node.attr)
-            )  # fmt: skip
-            if chess_table:
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+                continue
+            if node.value.id == "chess" and CHESS_TABLES.fullmatch(node.attr):
                 found.append(f"line {node.lineno}: a compiled module builds a table from chess.{node.attr}")
     return found
 
