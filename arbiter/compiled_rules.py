@@ -32,6 +32,10 @@ The rules, as :mod:`blindchess.arbiter.rules` states them:
 
 Unchecked: callers pass squares and pieces that belong to the position (a move action's squares, a
 piece of the side to move); nothing here validates.
+
+After editing this module, delete numba's caches (``find . -name '*.nb[ic]' -delete`` in the
+checkout and its editable build): numba keys a cached kernel on its own module's source only, so
+the callers' caches would keep the old rules compiled in.
 """
 
 from __future__ import annotations
