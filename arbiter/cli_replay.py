@@ -15,6 +15,7 @@ from typing import Any, Optional, TextIO
 import chess
 
 from blindchess.arguments import add_command
+from blindchess.command_errors import BadInputError
 
 from .history import GameHistory, HistoryFormatError
 from .results import describe_result, player_names
@@ -116,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         history = GameHistory.from_file(args.file)
     except (OSError, HistoryFormatError) as error:
-        sys.stderr.write(f"blindchess replay: error: cannot read {args.file!r}: {error}\n")
-        return 2
+        raise BadInputError(f"cannot read {args.file!r}: {error}") from error
     color = None if args.color is None else args.color == "white"
     pause = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     replay(history, sys.stdout, color, pause)

@@ -21,6 +21,7 @@ from typing import Optional
 
 from blindchess import __version__
 from blindchess.arguments import COMMANDS
+from blindchess.command_errors import RUN_FAILED, CommandError, CommandParser, error_line
 from blindchess.dependencies import MissingDependencyError
 
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(command.module for command in COMMANDS.values()))
@@ -41,7 +42,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     command (or ``blindchess --help``, with an `only` that names none) imports no other
     command's module.
     """
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="blindchess",
         description="Reconnaissance Blind Chess toolkit: play, replay and serve games between bots.",
         epilog=EPILOG,
@@ -65,19 +66,24 @@ def _command_named(argv: Sequence[str]) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one subcommand; an error it did not expect is one line on stderr (exit 1), its traceback only with ``-v``.
+    """Run one subcommand; every error is one line on stderr (`blindchess.command_errors.error_line`).
 
-    Each subcommand reports the errors it expects itself; this is the net under them, so no
-    documented command ends in a raw traceback. Ctrl-C outside a command's own handling exits 130.
+    A bad argument exits 2 (argparse, through `CommandParser`); an error the command raises says
+    its own status (`CommandError`: 2 for bad input, 1 for a run-time failure); anything else is
+    unexpected: exit 1, its traceback only with ``-v``. So no documented command ends in a raw
+    traceback. Ctrl-C outside a command's own handling exits 130.
     """
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(_command_named(words)).parse_args(words)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args) or 0)
-    except MissingDependencyError as error:
-        print(f"blindchess {args.command}: {error}", file=sys.stderr)
-        return 2
+    except CommandError as error:
+        sys.stderr.write(error_line(args.command, str(error)) + "\n")
+        return error.exit_status
+    except MissingDependencyError as error:  # the installation lacks what running the command needs
+        sys.stderr.write(error_line(args.command, str(error)) + "\n")
+        return RUN_FAILED
     except KeyboardInterrupt:
         if args.verbose:
             raise
@@ -86,6 +92,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:
         if args.verbose:
             raise
-        message = str(error).splitlines()[0] if str(error) else ""
-        sys.stderr.write(f"blindchess {args.command}: error: {type(error).__name__}: {message} (-v shows the traceback)\n")
-        return 1
+        sys.stderr.write(error_line(args.command, f"{type(error).__name__}: {error} (-v shows the traceback)") + "\n")
+        return RUN_FAILED

@@ -21,6 +21,7 @@ from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command, positive_int
+from blindchess.command_errors import BadInputError
 
 from .base import ExecutorError
 from .config import ConfigError, load_config
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         for player in config.players:
-            check_bot(player)
+            check_bot(player, config.variant)
     except (ConfigError, PlayerLoadError, BotSettingError) as error:
         return _fail(error)
     schedule = config.schedule()
@@ -110,5 +111,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(error: Exception) -> int:
-    sys.stderr.write(f"blindchess: error: {error}\n")
-    return 2
+    raise BadInputError(str(error)) from error
