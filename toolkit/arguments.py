@@ -109,14 +109,6 @@ def existing_file(text: str) -> str:
     return text
 
 
-def existing_path(text: str) -> Path:
-    """A file or folder that must exist (what ``blindchess view`` opens)."""
-    path = Path(text)
-    if not path.exists():
-        raise argparse.ArgumentTypeError(f"no such file or folder: {text!r}")
-    return path
-
-
 def output_folder(text: str) -> str:
     """A folder to write into: created if missing, but it may not be a file."""
     path = Path(text)
@@ -126,7 +118,7 @@ def output_folder(text: str) -> str:
 
 
 __all__ = [
-    "database_path", "existing_file", "existing_path", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
+    "database_path", "existing_file", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
     "positive_int", "positive_seconds",
 ]  # fmt: skip
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Optional
 
 from blindchess import __version__
 from blindchess.arguments import COMMANDS
-from blindchess.command_errors import RUN_FAILED, CommandError, CommandParser, error_line
+from blindchess.command_errors import BAD_INPUT, RUN_FAILED, CommandError, CommandParser, error_line
 from blindchess.dependencies import MissingDependencyError
 
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(command.module for command in COMMANDS.values()))
@@ -71,19 +72,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     A bad argument exits 2 (argparse, through `CommandParser`); an error the command raises says
     its own status (`CommandError`: 2 for bad input, 1 for a run-time failure); anything else is
     unexpected: exit 1, its traceback only with ``-v``. So no documented command ends in a raw
-    traceback. Ctrl-C outside a command's own handling exits 130.
+    traceback. Ctrl-C outside a command's own handling exits 130; a reader that stops reading
+    the output (``blindchess replay FILE --all | head``) ends the command silently with 141, as
+    the SIGPIPE that ends other Unix tools there would.
     """
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(_command_named(words)).parse_args(words)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # here, where a reader gone away is caught, not at the interpreter's exit
+        return status
     except CommandError as error:
         sys.stderr.write(error_line(args.command, str(error)) + "\n")
         return error.exit_status
-    except MissingDependencyError as error:  # the installation lacks what running the command needs
+    except MissingDependencyError as error:  # fails alike until the user installs it: as bad input (docs/cli.md)
         sys.stderr.write(error_line(args.command, str(error)) + "\n")
-        return RUN_FAILED
+        return BAD_INPUT
+    except BrokenPipeError:  # Python's documented recipe: no more output, and none at exit's flush either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE (13), what a shell reports for a tool that SIGPIPE ended
     except KeyboardInterrupt:
         if args.verbose:
             raise

@@ -5,12 +5,13 @@ problem: argparse (a bad option or value, through `CommandParser`), the command 
 `BadInputError` or `RunFailedError` it raises), or the net under every command in
 `blindchess.cli.main` (anything unexpected). The exit status follows one rule (docs/cli.md):
 
-- **2, bad input**: what the user gave is wrong, so the same command fails the same way again
-  until they change it: an argument, the content of a file it names (a history, a config, a
-  database), a name nobody knows, credentials the server refuses, a bot that cannot play the
-  chosen variant. Nothing was played or written.
-- **1, a run-time failure**: what was given may be right, but running it failed: a port in use,
-  a database another server holds, a server that does not answer, a game lost to an error.
+- **2, bad input**: the same command fails the same way again until the user changes something
+  they control: an argument, the content of a file it names (a history, a config, a database),
+  a name nobody knows, credentials the server refuses, a bot that cannot play the chosen variant
+  or cannot be built, a package or engine not installed. Nothing was played or written.
+- **1, a run-time failure**: what was given may be right, but running it failed on something
+  that changes without the user: a port in use, a database another server holds, a server that
+  does not answer, a game lost to an error.
 
 Imports only the root package's helpers, so every layer's command may raise these.
 

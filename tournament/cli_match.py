@@ -280,7 +280,8 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         ExecutorError: the executor cannot start.
     """
     first, second = _bot_name(args.white), _bot_name(args.black)
-    labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
+    # One name per bot in the table, the progress lines and the history files: `my_bot.py` is `MyBot` in all three.
+    labels = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
     game_clock = TimeControl(args.seconds, args.increment)
     clocks = (args.tc_first, args.tc_second)
     summary = MatchSummary((BotRecord(labels[0], str(clocks[0] or game_clock)), BotRecord(labels[1], str(clocks[1] or game_clock))))

@@ -28,10 +28,10 @@ from blindchess.arbiter import ObservingPlayer
 from blindchess.arbiter.observations import GameStarted, Observation, OpponentMoved
 from blindchess.arbiter.types import Square
 from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.variants.catalog import VARIANTS
 from blindchess.variants.geometry import BLACK_OFFSET, KING
 from blindchess.variants.minichess import Position, encode
 from blindchess.variants.minichess_engine import AlphaBetaPlayer
-from blindchess.variants.catalog import VARIANTS
 from blindchess.variants.recon import RECON_MINICHESS, ReconMiniChessRules
 
 KING_CAPTURE_CONFIDENCE = 0.5

