@@ -94,8 +94,8 @@ def plays(player_class: type[Player], variant: str) -> bool:
     """Whether bots of `player_class` can play `variant` (`Player.variants`: 8x8 RBC unless the class says more).
 
     >>> from blindchess.bots.random_bot import RandomBot
-    >>> from blindchess.bots.attacker_bot import AttackerBot
-    >>> plays(RandomBot, "teaching-4x4"), plays(AttackerBot, "teaching-4x4"), plays(AttackerBot, "rbc")
+    >>> from blindchess.bots.trout_bot import TroutBot
+    >>> plays(RandomBot, "teaching-4x4"), plays(TroutBot, "teaching-4x4"), plays(TroutBot, "rbc")
     (True, False, True)
     """
     played = getattr(player_class, "variants", Player.variants)
