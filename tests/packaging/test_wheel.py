@@ -1,6 +1,6 @@
 """The sdist and the wheel, built from the checkout and used as a stranger would use them.
 
-Built once for the module: ``python -m build`` with no target builds the sdist, then the wheel
+One test builds once and runs every check on that build: ``python -m build`` with no target builds the sdist, then the wheel
 *from the sdist*, so a wheel here shows that the sdist builds one too. ``--no-isolation``: the
 backend comes from this environment (the ``test`` extra brings it), nothing is downloaded.
 
@@ -13,6 +13,7 @@ from another temporary folder, so the checkout is never on ``sys.path``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -64,8 +65,8 @@ def _checked(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedPr
     return result
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def build_and_install(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """Build the sdist and the wheel from the checkout, and install the wheel into a fresh environment outside it."""
     dist = tmp_path_factory.mktemp("dist")
     _checked(subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(CHECKOUT)],
@@ -106,7 +107,7 @@ def _package_files() -> set[str]:
     return expected
 
 
-def test_the_wheel_holds_every_module_and_data_file_that_pyproject_lists(installed: Installed) -> None:
+def check_the_wheel_holds_every_module_and_data_file_that_pyproject_lists(installed: Installed) -> None:
     """The viewer's pages, the shipped models, fixtures and every module: nothing missing, nothing stray."""
     names = {name for name in zipfile.ZipFile(installed.wheel).namelist() if ".dist-info/" not in name}
     expected = _package_files()
@@ -117,7 +118,7 @@ def test_the_wheel_holds_every_module_and_data_file_that_pyproject_lists(install
     assert names == expected, f"missing: {sorted(expected - names)}; stray: {sorted(names - expected)}"
 
 
-def test_twine_accepts_both_artifacts(installed: Installed) -> None:
+def check_twine_accepts_both_artifacts(installed: Installed) -> None:
     result = _checked(subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", str(installed.sdist), str(installed.wheel)],
         capture_output=True, text=True, timeout=300,
@@ -125,7 +126,7 @@ def test_twine_accepts_both_artifacts(installed: Installed) -> None:
     assert result.stdout.count("PASSED") == 2, result.stdout
 
 
-def test_the_installed_package_is_the_environments_own(installed: Installed) -> None:
+def check_the_installed_package_is_the_environments_own(installed: Installed) -> None:
     script = "import blindchess, blindchess.viewer as v; print(blindchess.__file__, v.__file__, blindchess.__version__)"
     root, viewer, version = _checked(installed.run("python", "-c", script)).stdout.split()
     site = installed.venv.resolve()
@@ -136,22 +137,18 @@ def test_the_installed_package_is_the_environments_own(installed: Installed) -> 
     assert _checked(installed.run("blindchess", "--version")).stdout.strip() == f"blindchess {version}"
 
 
-@pytest.fixture(scope="module")
-def played(installed: Installed) -> Path:
+def check_a_match_plays_and_saves_its_game(installed: Installed) -> Path:
     """One game between two random bots, played by the installed command from outside the checkout."""
     result = _checked(installed.run("blindchess", "match", "random", "random", "--games", "1", "--seed", "1"))
     assert re.search(r"^Score of random \(1\) vs random \(2\): \d - \d - \d ", result.stdout, re.MULTILINE), result.stdout
     (saved,) = (installed.elsewhere / "games").glob("*.json")
+    record = json.loads(saved.read_text(encoding="utf-8"))
+    assert record["white_name"] == record["black_name"] == "RandomBot"
+    assert record["winner_color"] in (True, False, None)
     return saved
 
 
-def test_a_match_plays_and_saves_its_game(played: Path) -> None:
-    record = json.loads(played.read_text(encoding="utf-8"))
-    assert record["white_name"] == record["black_name"] == "RandomBot"
-    assert record["winner_color"] in (True, False, None)
-
-
-@pytest.fixture
+@contextlib.contextmanager
 def viewer(installed: Installed, played: Path) -> Iterator[str]:
     """``blindchess view FILE`` on a free loopback port; yields the replay URL it printed, then stops it."""
     command = [str(installed.venv / "bin" / "blindchess"), "view", str(played), "--port", "0", "--games-dir", "played"]
@@ -174,7 +171,7 @@ def _get(url: str) -> tuple[int, str, bytes]:
         return response.status, response.headers.get_content_type(), response.read()
 
 
-def test_the_viewer_serves_the_games_replay_with_its_assets(viewer: str) -> None:
+def check_the_viewer_serves_the_games_replay_with_its_assets(viewer: str) -> None:
     status, kind, body = _get(viewer)
     page = body.decode()
     assert (status, kind) == (200, "text/html") and "RandomBot" in page
@@ -187,3 +184,14 @@ def test_the_viewer_serves_the_games_replay_with_its_assets(viewer: str) -> None
     game_id = viewer.rsplit("/", 1)[1]
     status, kind, data = _get(f"{origin}/data/games/{game_id}")
     assert (status, kind) == (200, "application/json") and json.loads(data)["plies"], data[:200]
+
+
+def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every check on one build, in one test, so that pytest-xdist never builds and installs twice."""
+    installed = build_and_install(tmp_path_factory)
+    check_the_wheel_holds_every_module_and_data_file_that_pyproject_lists(installed)
+    check_twine_accepts_both_artifacts(installed)
+    check_the_installed_package_is_the_environments_own(installed)
+    played = check_a_match_plays_and_saves_its_game(installed)
+    with viewer(installed, played) as url:
+        check_the_viewer_serves_the_games_replay_with_its_assets(url)
