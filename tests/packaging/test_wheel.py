@@ -135,6 +135,12 @@ def check_the_installed_package_is_the_environments_own(installed: Installed) ->
     assert version == tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["version"]
     assert installed.wheel.name.startswith(f"blindchess-{version}-")
     assert _checked(installed.run("blindchess", "--version")).stdout.strip() == f"blindchess {version}"
+    # The wheel went in without its dependencies (--no-deps); pip check says whether the ones it declares are met.
+    check = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(installed.venv / "bin" / "python"), "check"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert not [line for line in check.stdout.splitlines() if line.lower().startswith("blindchess ")], check.stdout
 
 
 def check_a_match_plays_and_saves_its_game(installed: Installed) -> Path:
