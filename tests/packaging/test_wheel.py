@@ -5,10 +5,11 @@ One test builds once and runs every check on that build: ``python -m build`` wit
 backend comes from this environment (the ``test`` extra brings it), nothing is downloaded.
 
 The wheel goes into a fresh virtual environment in a temporary folder, outside the checkout. It
-sees the base interpreter's site-packages (``--system-site-packages``), so torch and the other
-dependencies are reused rather than fetched; that site may hold an editable blindchess of some
-checkout, so each test asserts that the module it ran is the environment's own. The commands run
-from another temporary folder, so the checkout is never on ``sys.path``.
+sees the running interpreter's site folders (a ``.pth`` file; like ``--system-site-packages``, but
+a virtual environment's own packages count too), so torch and the other dependencies are reused
+rather than fetched; those folders may hold an editable blindchess of some checkout, so the test
+asserts that the module it ran is the environment's own. The commands run from another temporary
+folder, so the checkout is never on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import contextlib
 import json
 import os
 import re
+import site
 import subprocess
 import sys
+import sysconfig
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -75,13 +78,16 @@ def build_and_install(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     (wheel,) = dist.glob("blindchess-*.whl")
     (sdist,) = dist.glob("blindchess-*.tar.gz")
     venv = tmp_path_factory.mktemp("venv")
-    _checked(subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-        capture_output=True, text=True, timeout=300,
-    ))
-    # This interpreter's pip installs into the new environment (--python). --force-reinstall: the base site
+    _checked(subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True, timeout=300))
+    # The dependencies are this interpreter's (so torch is not fetched), whether they live in a system site or in
+    # a virtual environment: a .pth file puts its site folders on the new environment's path, after its own.
+    # Only the folders join the path, not the .pth files inside them, so an editable blindchess there stays out.
+    sites = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])]
+    own_site = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
+    (own_site / "running-interpreter.pth").write_text("".join(f"{folder}\n" for folder in sites if Path(folder).is_dir()))
+    # This interpreter's pip installs into the new environment (--python). --force-reinstall: the reused sites
     # may hold a blindchess of the same version (an editable checkout), which pip would take as this one;
-    # --no-deps --no-index: the dependencies are the base site's, and nothing is fetched.
+    # --no-deps --no-index: the dependencies are already there, and nothing is fetched.
     _checked(subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
          "--no-index", "--no-deps", "--force-reinstall", str(wheel)],
