@@ -28,10 +28,12 @@ Per setting and budget: mean regret with its standard error and a bootstrap 95% 
 positions, the shares losing the king and material, the CPU and wall seconds per turn, and the
 regret as a ratio of the first setting's at the first budget (the baseline, same run). Budgets
 above ``--few-above`` seconds run on the first ``--few`` positions only; a second table then
-compares every budget on those. ``--plot`` draws regret against budget::
+compares every budget on those. ``--plot`` draws regret against the budget and against the CPU
+seconds; ``--rows`` keeps every choice as a JSON line, which ``--from-rows`` tabulates again
+(`blindchess.experiments.regret_report`)::
 
     python3 experiments/regret_per_budget.py ../shared/games/strangefish2*/*.json --positions 30 \\
-        --budgets 0.5 2 8 30 --few 8 --plot docs/images/regret_per_budget.png
+        --budgets 0.5 2 8 30 --few 8 --depth 14 --rows results/regret-rows.jsonl --plot docs/images/regret_per_budget.png
 """
 
 from __future__ import annotations
@@ -39,10 +41,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import resource
-import statistics
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -61,6 +61,7 @@ from blindchess.beliefs.base import Belief
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.time_management import Allotment, TimeManager
 from blindchess.evaluation.stockfish import Engine
+from blindchess.experiments.regret_report import Arm, arms_from_rows, plot, table
 from blindchess.experiments.true_board_regret import ScoreFile, Values, loses_king, loses_material, regret
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.tournament.config import parse_settings
@@ -218,112 +219,9 @@ def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], 
         selector.close()
 
 
-@dataclass
-class Arm:
-    """One setting at one budget, and its results position by position."""
-
-    label: str
-    settings: dict[str, Any]
-    budget: float
-    regrets: list[int] = field(default_factory=list)
-    kings: list[bool] = field(default_factory=list)
-    material: list[bool] = field(default_factory=list)
-    cpu: list[float] = field(default_factory=list)
-    wall: list[float] = field(default_factory=list)
-
-
-def bootstrap_interval(values: Sequence[float], seed: int = 0, resamples: int = 4000) -> tuple[float, float]:
-    """The percentile bootstrap 95% interval of the mean of `values`.
-
-    >>> bootstrap_interval([5.0, 5.0, 5.0])
-    (5.0, 5.0)
-    """
-    data = np.asarray(values, dtype=float)
-    means = data[np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
-
-
-def table(arms: Sequence[Arm], positions: Optional[int] = None) -> str:
-    """The results as Markdown; with `positions`, over the first that many positions only."""
-    rows = [
-        "| setting | turn budget (s) | positions | mean regret (cp) | s.e. | bootstrap 95% | regret / baseline "
-        "| loses king | loses >= 300 cp | CPU s per turn | wall s per turn |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    baseline = statistics.mean(arms[0].regrets[:positions])
-    for arm in arms:
-        regrets = arm.regrets[:positions]
-        if not regrets or (positions is not None and len(regrets) < positions):
-            continue
-        mean = statistics.mean(regrets)
-        error = statistics.stdev(regrets) / math.sqrt(len(regrets)) if len(regrets) > 1 else math.nan
-        low, high = bootstrap_interval(regrets)
-        ratio = mean / baseline if baseline > 0 else math.nan
-        rows.append(
-            f"| {arm.label} | {arm.budget:g} | {len(regrets)} | {mean:.0f} | {error:.0f} | {low:.0f} to {high:.0f} | {ratio:.2f} "
-            f"| {np.mean(arm.kings[:positions]):.0%} | {np.mean(arm.material[:positions]):.0%} "
-            f"| {statistics.mean(arm.cpu[:positions]):.2f} | {statistics.mean(arm.wall[:positions]):.2f} |"
-        )
-    return "\n".join(rows)
-
-
-def plot(arms: Sequence[Arm], path: Path) -> None:
-    """Mean regret against the turn budget and against the CPU seconds a turn took, one line per setting.
-
-    Bars are standard errors over positions; each point is labelled with its number of positions.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, panels = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for label in dict.fromkeys(arm.label for arm in arms):
-        mine = [arm for arm in arms if arm.label == label]
-        means = [statistics.mean(arm.regrets) for arm in mine]
-        errors = [statistics.stdev(arm.regrets) / math.sqrt(len(arm.regrets)) if len(arm.regrets) > 1 else 0.0 for arm in mine]
-        for axes, xs in ((panels[0], [arm.budget for arm in mine]), (panels[1], [statistics.mean(arm.cpu) for arm in mine])):
-            axes.errorbar(xs, means, yerr=errors, marker="o", capsize=4, label=label)
-            for arm, x, mean in zip(mine, xs, means, strict=True):
-                axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
-    panels[0].set_xlabel("turn budget, wall seconds (sense + move)")
-    panels[1].set_xlabel("CPU seconds the turn took (bot and its engines)")
-    panels[0].set_ylabel("mean regret on the true board (cp)")
-    for axes in panels:
-        axes.set_xscale("log")
-        axes.grid(alpha=0.3)
-    panels[0].legend()
-    figure.suptitle("The flagship's regret against the seconds of its turn")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("histories", nargs="+", help="game history JSON files (their true boards are the positions)")
-    parser.add_argument("--player", default="flagship", help="whose turns: a part of the player's name (default flagship)")
-    parser.add_argument("--positions", type=int, default=30, help="turns drawn (default 30)")
-    parser.add_argument("--budgets", type=float, nargs="+", default=[0.5, 2.0, 8.0], help="seconds per turn (default 0.5 2 8)")
-    parser.add_argument(
-        "--settings", action="append", default=None,
-        help="a flagship setting to compare, as `blindchess match --settings` takes it (repeat; default: the flagship as it is)",
-    )
-    parser.add_argument("--few", type=int, default=8, help="positions for budgets above --few-above (default 8)")
-    parser.add_argument("--few-above", type=float, default=10.0, help="budgets above this run on --few positions only (default 10)")
-    parser.add_argument("--depth", type=int, default=16, help="Stockfish depth of the true-board values (default 16)")
-    parser.add_argument("--scores", type=Path, default=Path("results/regret-scores.json"), help="cache of true-board values")
-    parser.add_argument("--rows", type=Path, help="also write every choice as a JSON line here")
-    parser.add_argument("--plot", type=Path, help="draw the curve into this PNG (needs matplotlib)")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
-    configs = [(text or "flagship", parse_settings(text, "--settings")) for text in (args.settings or [""])]
-    found = sample(decisions(args.histories, args.player), args.positions, args.seed)
-    if not found:
-        parser.error(f"no turn of a player named like {args.player!r} in the histories")
+def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]], found: list[Decision], scores: ScoreFile) -> list[Arm]:
+    """Play every turn of `found` at every setting and budget of `args`, score each choice (the module docstring)."""
     arms = [Arm(label, settings, budget) for label, settings in configs for budget in args.budgets]
-    scores = ScoreFile(args.scores)
     rows = args.rows.open("a") if args.rows is not None else None
     print(f"{len(found)} positions from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}", flush=True)
     states = {label: snapshots(found, settings) for label, settings in configs}
@@ -347,7 +245,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "game": decision.source, "color": "white" if decision.color else "black", "turn": decision.turn,
                         "setting": arm.label, "budget": arm.budget, "move": None if choice.move is None else choice.move.uci(),
                         "sense": choice.sense, "regret": arm.regrets[-1], "cpu": choice.cpu, "wall": choice.wall,
-                    }
+                    }  # fmt: skip
                     rows.write(json.dumps(record) + "\n")
                     rows.flush()
             print(
@@ -358,12 +256,46 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             )
     if rows is not None:
         rows.close()
-    print(f"\ntrue-board values: depth {args.depth}, {scores.hits} of {len(found)} boards from {args.scores}")
-    print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}\n")
+    return arms
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("histories", nargs="*", help="game history JSON files (their true boards are the positions)")
+    parser.add_argument("--player", default="flagship", help="whose turns: a part of the player's name (default flagship)")
+    parser.add_argument("--positions", type=int, default=30, help="turns drawn (default 30)")
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.5, 2.0, 8.0], help="seconds per turn (default 0.5 2 8)")
+    parser.add_argument(
+        "--settings", action="append", default=None,
+        help="a flagship setting to compare, as `blindchess match --settings` takes it (repeat; default: the flagship as it is)",
+    )
+    parser.add_argument("--few", type=int, default=8, help="positions for budgets above --few-above (default 8)")
+    parser.add_argument("--few-above", type=float, default=10.0, help="budgets above this run on --few positions only (default 10)")
+    parser.add_argument("--depth", type=int, default=16, help="Stockfish depth of the true-board values (default 16)")
+    parser.add_argument("--scores", type=Path, default=Path("results/regret-scores.json"), help="cache of true-board values")
+    parser.add_argument("--rows", type=Path, help="also write every choice as a JSON line here")
+    parser.add_argument("--plot", type=Path, help="draw the curve into this PNG (needs matplotlib)")
+    parser.add_argument("--from-rows", type=Path, help="measure nothing: tabulate (and plot) the choices a run wrote with --rows")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
+    configs = [(text or "flagship", parse_settings(text, "--settings")) for text in (args.settings or [""])]
+    scores = ScoreFile(args.scores)
+    if args.from_rows is not None:
+        arms = arms_from_rows(args.from_rows, scores, args.depth)
+        print(f"{len(arms[0].regrets)} positions read from {args.from_rows}\n")
+    else:
+        found = sample(decisions(args.histories, args.player), args.positions, args.seed)
+        if not found:
+            parser.error(f"no turn of a player named like {args.player!r} in the histories")
+        arms = measure(args, configs, found, scores)
+        print(f"\ntrue-board values: depth {args.depth}, {scores.hits} of {len(arms[0].regrets)} boards from {args.scores}")
+        print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}\n")
     print(table(arms))
-    if any(arm.budget > args.few_above for arm in arms) and len(found) > args.few:
-        print(f"\nOn the first {args.few} positions only (every budget):\n")
-        print(table(arms, args.few))
+    few = min(len(arm.regrets) for arm in arms)
+    if few < len(arms[0].regrets):
+        print(f"\nOn the first {few} positions only (every budget):\n")
+        print(table(arms, few))
     if args.plot is not None:
         plot(arms, args.plot)
         print(f"\nplot: {args.plot}")

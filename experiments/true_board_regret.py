@@ -114,12 +114,16 @@ class ScoreFile:
 
     def values(self, engine: Engine, truth: chess.Board, depth: int) -> Values:
         """`truth`'s values at `depth`: from the file when there, else searched and kept."""
-        key = f"{truth.fen()} depth {depth}"
-        if key in self.scored:
+        known = self.known(truth, depth)
+        if known is not None:
             self.hits += 1
-        else:
-            self.scored[key] = action_values(engine, truth, depth)
-        return self.scored[key]
+            return known
+        values = self.scored[f"{truth.fen()} depth {depth}"] = action_values(engine, truth, depth)
+        return values
+
+    def known(self, truth: chess.Board, depth: int) -> Optional[Values]:
+        """`truth`'s values at `depth` if the file holds them (no search)."""
+        return self.scored.get(f"{truth.fen()} depth {depth}")
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

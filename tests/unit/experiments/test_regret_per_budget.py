@@ -68,3 +68,5 @@ def test_the_benchmark_runs_and_its_second_run_reads_the_scores_it_kept(tmp_path
     records = [json.loads(line) for line in rows.read_text().splitlines()]
     assert len(records) == 2 and all(record["regret"] >= 0 for record in records)
     assert records[0]["move"] == records[1]["move"]  # the same seed, the fixed-depth preset: the same choice
+    assert main(["--from-rows", str(rows), "--depth", "2", "--scores", str(scores)]) == 0
+    assert '| preset = "fast" | 0.1 | 2 |' in capsys.readouterr().out  # both runs' rows, read back
