@@ -13,7 +13,8 @@ Values are centipawns for the mover:
 The **regret** of a request is ``max(values) - values[request]``: what a player who saw the
 board would have gained over it (0 for the best request, never negative). A request
 **loses the king** when its value is ``-MATE_CP`` (the opponent can take the king at once, or the
-deep search finds a forced mate) and **loses material** when its regret is at least ``MINOR_PIECE_CP`` (the deep
+deep search finds a forced mate) and another request's is not (a lost position, where every
+request is mated, loses nothing by the choice), and **loses material** when its regret is at least ``MINOR_PIECE_CP`` (the deep
 search finds it a minor piece or more worse than the best request; a missed mate counts too).
 
 Deep searches are slow and the same true boards come back on every rerun, so `ScoreFile`
@@ -86,8 +87,12 @@ def regret(values: Mapping[str, int], move: Optional[chess.Move]) -> int:
 
 
 def loses_king(values: Mapping[str, int], move: Optional[chess.Move]) -> bool:
-    """Whether `move` is valued ``-MATE_CP``: the king capturable at once, or mated by force in the deep search."""
-    return values[request_key(move)] <= -MATE_CP
+    """Whether `move` is valued ``-MATE_CP`` (the king capturable at once, or mated by force) where another request is not.
+
+    >>> loses_king({"0000": -1000, "e1e2": 10}, None), loses_king({"0000": -1000, "e1e2": -1000}, None)
+    (True, False)
+    """
+    return values[request_key(move)] <= -MATE_CP < max(values.values())
 
 
 def loses_material(values: Mapping[str, int], move: Optional[chess.Move]) -> bool:
