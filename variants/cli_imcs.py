@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from blindchess.arguments import add_command, host_port, listen_port, positive_int, positive_seconds
+from blindchess.command_errors import RunFailedError
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
             rules=MINICHESS if args.seed_rules else IMCS,
         )
     except (ImcsProtocolError, OSError) as error:
-        print(f"blindchess imcs: {error}")
-        return 1
+        raise RunFailedError(str(error)) from error
     side = "White" if result.color else "Black"
     print(f"{result.code} {result.text} (we played {side}, {result.moves_sent} moves sent)")
     return 0
@@ -93,8 +92,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
     except OSError as error:
-        print(f"blindchess imcs-serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     host, port = server.server_address[:2]
     print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ from blindchess.arguments import (
     positive_int,
     positive_seconds,
 )
+from blindchess.command_errors import RunFailedError
 from blindchess.dependencies import require
 
 
@@ -95,11 +95,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         serve(args.db, args.host, args.port, config, announce, serving_app)
     except (DatabaseInUse, StoreUnavailable) as error:
-        print(f"blindchess serve: error: {error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(str(error)) from error
     except OSError as error:
-        print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     return 0
 
 

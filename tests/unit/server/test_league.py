@@ -216,7 +216,8 @@ def test_invite_command_challenges_a_connected_bot(server: ServerThread, tmp_pat
         connector.stop()
         runner.join(timeout=60)
     assert invite.returncode == 0, invite.stdout + invite.stderr
-    assert "random (black) vs host_bot" in invite.stdout
+    # the same names before and after the game (was: `random (black) vs host_bot`, then `white (host_bot) won`)
+    assert "host_bot (white) vs challenger (black), challenger played by random" in invite.stdout
     [record] = connector.records
     assert record.error is None and record.win_reason is not None
     [saved] = tmp_path.glob(f"*-game{record.game_id}-host_bot-vs-challenger.json")
