@@ -152,9 +152,10 @@ async def _current_user(request: Request, _scheme: Annotated[Any, Depends(_basic
 async def authenticated_user(request: Request, service: Service) -> UserRow:
     """The user `request` authenticates as (HTTP basic auth against the stored password hash), else 401 (or 429).
 
-    Known credentials are checked on the event loop; only the first request of a client
-    pays the slow hash, in a worker thread, throttled per name and address (the peer's
-    address: ``X-Forwarded-For`` counts only from a configured proxy, see `make_server`).
+    Every request is throttled per name and address first (the peer's address:
+    ``X-Forwarded-For`` counts only from a configured proxy, see `make_server`), so a throttled
+    address gets 429 for the right password too. Then known credentials are checked on the
+    event loop; only the first request of a client pays the slow hash, in a worker thread.
     """
     username, password = _credentials(request)
     address = request.client.host if request.client is not None else ""

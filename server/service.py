@@ -179,9 +179,11 @@ class Service:
 
         With ``allow_slow=False`` only credentials verified before are accepted, and None
         means "not known yet, verify with allow_slow=True" (the slow scrypt check must not
-        run on the web server's event loop). The slow check is throttled per (username,
-        `address`) and per `address` (`LoginThrottle`), and costs the same whether the user
-        exists or not (an unknown name is checked against a decoy hash).
+        run on the web server's event loop). Every check, cached or slow, is throttled per
+        (username, `address`) and per `address` (`LoginThrottle`): a throttled address gets
+        `TooManyAttempts` whatever it sends, so the answer says nothing of the password. The
+        slow check costs the same whether the user exists or not (an unknown name is checked
+        against a decoy hash).
 
         Raises:
             NotAuthenticated: no such user, or a wrong password.
@@ -190,12 +192,14 @@ class Service:
         if not username or password is None:
             raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
         username, password = _nfc(username), _nfc(password)
+        keys = self.throttle.keys(username, address)
+        # Before any credential check, the cached one included: were a right password let through
+        # here, 429 for wrong guesses and 200 for the right one would tell them apart.
+        self.throttle.refuse_if_throttled(keys)
         with self._lock:
             user = self.store.user_by_name(username)
         stored = self._decoy_hash if user is None else user.password_hash
         if user is None or not self._credentials.check_cached(username, password, stored):
-            keys = self.throttle.keys(username, address)
-            self.throttle.refuse_if_throttled(keys)  # before any slow work, and before a thread hand-off
             if not allow_slow:
                 return None
             with self.throttle.attempt(keys):  # 429 when throttled; at most a few slow checks at once
