@@ -149,5 +149,5 @@ def run(args: argparse.Namespace) -> int:
     except (ServerRefused, ServerUnavailable) as error:
         print(f"blindchess connect: {error}", file=sys.stderr)
         return 1
-    print(f"{len(records)} games played", flush=True)
+    print(f"{len(records)} game{'' if len(records) == 1 else 's'} played", flush=True)
     return 0

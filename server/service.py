@@ -40,6 +40,7 @@ import numpy as np
 from blindchess import elo
 from blindchess.arbiter.game import MoveOutcome
 from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.results import describe_result
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
@@ -575,7 +576,8 @@ class Service:
         if row["ranked"]:
             self._rate(row, result.winner_color)
             self.store.add_rated_game(game.game_id)
-        logger.info("game %d over: winner %s by %s", game.game_id, result.winner_color, result.win_reason)
+        names = game.names
+        logger.info("game %d over: %s", game.game_id, describe_result(result.winner_color, result.win_reason, names[chess.WHITE], names[chess.BLACK]))
 
     def _rate(self, row: Any, winner: Optional[Color]) -> None:
         """Update both players' Elo (per user and bot version) with this game's result."""
