@@ -45,6 +45,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from blindchess import ids
 from blindchess.server.codec import decode_move, encode_board, encode_move, encode_win_reason
 from blindchess.server.database import UserRow
 from blindchess.server.errors import (
@@ -69,7 +70,16 @@ MAX_BODY_BYTES = 16 * 1024
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
-Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id.")]
+
+
+def _canonical_id(value: Any) -> Any:
+    """A path's id in its canonical digits only (`blindchess.ids`): pydantic alone reads ``1.0``, ``+1`` and `` 1`` as 1."""
+    if isinstance(value, str) and not ids.is_canonical_id(value):
+        raise ValueError(ids.RULE)  # the 400's message adds the value sent
+    return value
+
+
+Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id, in digits (12, not 012 or 12.0)."), BeforeValidator(_canonical_id)]
 
 
 def _integral(value: Any) -> Any:
