@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig
+    from blindchess.sqlite_marker import ForeignDatabaseError
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig.from_arguments(args)
@@ -97,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseInUse, StoreUnavailable) as error:
         print(f"blindchess serve: error: {error}", file=sys.stderr)
         return 1
+    except ForeignDatabaseError as error:  # bad input: --db names a file that is not a server's database
+        print(f"blindchess serve: error: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
