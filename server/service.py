@@ -576,8 +576,8 @@ class Service:
         if row["ranked"]:
             self._rate(row, result.winner_color)
             self.store.add_rated_game(game.game_id)
-        names = game.names
-        logger.info("game %d over: %s", game.game_id, describe_result(result.winner_color, result.win_reason, names[chess.WHITE], names[chess.BLACK]))
+        words = describe_result(result.winner_color, result.win_reason, game.names[chess.WHITE], game.names[chess.BLACK])
+        logger.info("game %d over: %s", game.game_id, words)
 
     def _rate(self, row: Any, winner: Optional[Color]) -> None:
         """Update both players' Elo (per user and bot version) with this game's result."""

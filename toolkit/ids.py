@@ -1,7 +1,7 @@
 """Game (and invitation) ids as text: a positive integer in its canonical digits, or refused.
 
 Python's ``int`` and pydantic read ``" 1"``, ``"+1"``, ``"01"`` and ``"1_0"`` (as 10), pydantic
-``"1.0"`` too, and ``str.isdigit`` passes ``"١"`` (an Arabic-Indic one): each a second spelling of a
+``"1.0"`` too, and ``str.isdigit`` passes ``"01"`` and the Arabic-Indic digit one (U+0661): each a second spelling of a
 game. Every place that reads a game id from text (the server's routes, the viewer's
 ``server-N`` records, ``imcs --accept`` and the IMCS server's ``accept``) takes only the one
 spelling ``str(n)`` gives, so an id in a log, a URL or a file name is the same everywhere.

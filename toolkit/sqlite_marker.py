@@ -22,7 +22,7 @@ came later, and the caller adds them). An empty file (no tables) is new, and our
 >>> refuse_unless_ours(connection, "notes.sqlite", marker)
 Traceback (most recent call last):
 ...
-blindchess.sqlite_marker.ForeignDatabaseError: notes.sqlite: not an example database: it holds tables that are not ours (other); the file is left as it was
+blindchess.sqlite_marker.ForeignDatabaseError: notes.sqlite: not an example database: it holds tables that are not ours (other); ...
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def refuse_unless_ours(connection: sqlite3.Connection, path: Union[str, Path], m
     end = "; the file is left as it was"
     if application_id == marker.application_id:
         if version > marker.version:
-            raise ForeignDatabaseError(f"{path}: made by a newer blindchess ({marker.what} version {version}, this one reads up to {marker.version}){end}")
+            newer = f"{marker.what} version {version}, this one reads up to {marker.version}"
+            raise ForeignDatabaseError(f"{path}: made by a newer blindchess ({newer}){end}")
         return
     if application_id != 0:
         raise ForeignDatabaseError(f"{start}: its header marks another kind of file (SQLite application id {application_id:#010x}){end}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import requests
@@ -30,9 +29,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("ids") / "server.sqlite3"
     with ServerThread(db, ServerConfig(), build=serving_app) as running:
         for name in ("alice", "bob"):
-            assert requests.post(f"{running.url}/api/users/", data=json.dumps({"username": name, "password": f"pw-{name}"}), timeout=30).ok
+            account = json.dumps({"username": name, "password": f"pw-{name}"})
+            assert requests.post(f"{running.url}/api/users/", data=account, timeout=30).ok
         alice = ("alice", "pw-alice")
-        answer = requests.post(f"{running.url}/api/invitations/", auth=alice, data=json.dumps({"opponent": "bob", "color": True}), timeout=30)
+        invitation = json.dumps({"opponent": "bob", "color": True})
+        answer = requests.post(f"{running.url}/api/invitations/", auth=alice, data=invitation, timeout=30)
         assert answer.json() == {"game_id": 1}
         for name in ("alice", "bob"):
             assert requests.post(f"{running.url}/api/games/1/ready", auth=(name, f"pw-{name}"), timeout=30).ok

@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blindchess.ids import GameIdError, is_canonical_id, parse_game_id
-
 from blindchess.cli import main
+from blindchess.ids import RULE, GameIdError, is_canonical_id, parse_game_id
 
 SECOND_SPELLINGS = ("1.0", " 1", "1 ", "+1", "01", "1_0", "\u0661", "\uff11", "1e0", "0", "-1", "", "0x1")
 """What ``int``, pydantic or ``str.isdigit`` read as a game (issue 41 found ``1.0``, `` 1`` and ``+1``)."""
@@ -46,4 +45,4 @@ def test_imcs_accept_refuses_a_second_spelling_in_one_line(spelling: str, capsys
         main(["imcs", "random", "--server", "127.0.0.1:1", "--user", "u", "--password", "p", "--accept", spelling])
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert exited.value.code == 2 and len(errors) == 1, errors
-    assert errors[0].endswith(f"argument --accept: an id is a positive whole number in digits, like 12 (no sign, spaces, leading zeros or decimals), got {spelling!r}")
+    assert errors[0].endswith(f"argument --accept: {RULE}, got {spelling!r}")
