@@ -68,11 +68,13 @@ class Marker:
 
 def _tables(connection: sqlite3.Connection) -> dict[str, frozenset[str]]:
     names = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-    return {name: frozenset(row[1] for row in connection.execute(f'PRAGMA table_info("{name}")')) for name in names}
+    quoted = {name: '"' + name.replace('"', '""') + '"' for name in names}  # another program's names may hold anything
+    return {name: frozenset(row[1] for row in connection.execute(f"PRAGMA table_info({quoted[name]})")) for name in names}
 
 
 def _listed(names: set[str]) -> str:
-    shown = sorted(names)
+    """Up to five names, each on the same line (another program's names may hold line breaks)."""
+    shown = sorted(" ".join(name.split()) for name in names)
     return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
 
 
@@ -101,8 +103,11 @@ def refuse_unless_ours(connection: sqlite3.Connection, path: Union[str, Path], m
         raise ForeignDatabaseError(f"{start}: it lacks our tables {_listed(missing)}{end}")
     for table, columns in sorted(present.items()):
         optional = {entry.partition(".")[2] for entry in marker.added_columns if entry.partition(".")[0] == table}
-        if not ours[table] - optional <= columns <= ours[table]:
-            raise ForeignDatabaseError(f"{start}: its table {table} has other columns ({_listed(set(columns ^ ours[table]))}){end}")
+        foreign, lacking = set(columns - ours[table]), set(ours[table] - optional - columns)
+        if foreign:
+            raise ForeignDatabaseError(f"{start}: its table {table} has columns that are not ours ({_listed(foreign)}){end}")
+        if lacking:
+            raise ForeignDatabaseError(f"{start}: its table {table} lacks our columns {_listed(lacking)}{end}")
 
 
 def mark(connection: sqlite3.Connection, marker: Marker) -> None:

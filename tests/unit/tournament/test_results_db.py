@@ -170,7 +170,7 @@ FOREIGN: dict[str, tuple[Callable[[Path], None], bool, str]] = {
         _pragma("PRAGMA application_id = 1234"), True, "its header marks another kind of file (SQLite application id 0x000004d2)"
     ),
     "a blindchess server database": (_server_database, False, "its header marks another kind of file (SQLite application id 0x42435356)"),
-    "a games table of another shape": (_other_games_table, False, "its table games has other columns"),
+    "a games table of another shape": (_other_games_table, False, "its table games has columns that are not ours (id, name)"),
     "a newer version's": (_pragma("PRAGMA user_version = 99"), True, "made by a newer blindchess"),
 }
 """Case -> (what makes the file, whether it starts as a copy of the sound results, what the one line says)."""
