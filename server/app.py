@@ -71,7 +71,6 @@ MAX_BODY_BYTES = 16 * 1024
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
-
 def _canonical_id(value: Any) -> Any:
     """A path's id in its canonical digits only (`blindchess.ids`): pydantic alone reads ``1.0``, ``+1`` and `` 1`` as 1."""
     if isinstance(value, str) and not ids.is_canonical_id(value):
