@@ -150,5 +150,5 @@ def run(args: argparse.Namespace) -> int:
         records = connector.run()
     except (ServerRefused, ServerUnavailable) as error:
         raise RunFailedError(str(error)) from error
-    print(f"{len(records)} games played", flush=True)
+    print(f"{len(records)} game{'' if len(records) == 1 else 's'} played", flush=True)
     return 0

@@ -24,7 +24,7 @@ from blindchess.arguments import (
     positive_int,
     positive_seconds,
 )
-from blindchess.command_errors import RunFailedError
+from blindchess.command_errors import BadInputError, RunFailedError
 from blindchess.dependencies import require
 
 
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig
+    from blindchess.sqlite_marker import ForeignDatabaseError
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig.from_arguments(args)
@@ -96,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         serve(args.db, args.host, args.port, config, announce, serving_app)
     except (DatabaseInUse, StoreUnavailable) as error:
         raise RunFailedError(str(error)) from error
+    except ForeignDatabaseError as error:  # bad input: --db names a file that is not a server's database
+        raise BadInputError(str(error)) from error
     except OSError as error:
         raise RunFailedError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     return 0
