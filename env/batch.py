@@ -108,34 +108,42 @@ class BatchedGames:
         self.states = np.zeros((n, 2, STATE_SIZE), dtype=np.uint64)
         self.frames = np.zeros((n, 2, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
         self.legal = np.zeros((n, MAX_MOVE_ACTIONS + 1), dtype=np.int64)
-        self.n_legal = np.zeros(n, dtype=np.int64)
         self.mask = np.zeros((n, CODEC.size), dtype=np.int8)
-        self.phase = np.zeros(n, dtype=np.int8)
+        self.slots = np.zeros((n, batch_step.SLOT_SIZE), dtype=np.int64)
+        """Each game's small fields (see `batch_step.SLOT_SIZE`); the attributes below are views of its columns."""
+        slots = self.slots
+        self.n_legal = slots[:, batch_step.N_LEGAL]
+        self.phase = slots[:, batch_step.SENSING]
         """1 where the next action is a sense, 0 a move."""
-        side = SIDES[sides]
-        self.caller = np.full(n, side if side != batch_step.ALTERNATE else batch_step.WHITE_SIDE, dtype=np.int64)
+        self.caller = slots[:, batch_step.CALLER]
         """The colour the caller plays in each game (1 White, 0 Black; 2 both)."""
-        self.opponent = np.full(n, OPPONENTS[opponent], dtype=np.int64)
-        self._plans = attacker_plans()
-        self._plan = np.zeros(n, dtype=np.int64)
-        self._plan_step = np.zeros(n, dtype=np.int64)
-        self.seed = np.uint64(0)
-        self.games_started = np.zeros(n, dtype=np.int64)
+        side = SIDES[sides]
+        self.caller[:] = side if side != batch_step.ALTERNATE else batch_step.WHITE_SIDE
+        slots[:, batch_step.OPPONENT] = OPPONENTS[opponent]
+        self.attack = slots[:, batch_step.ATTACK]
+        """The attacker's rush in each game (an index of `QUICK_ATTACKS`)."""
+        self.games_started = slots[:, batch_step.GAMES]
         """How many games each slot has started (the game number of the current one, plus one)."""
+        self.log_length = slots[:, batch_step.LOG_LEN]
+        self.done_log_length = slots[:, batch_step.DONE_LEN]
+        self.winner = slots[:, batch_step.WINNER_OF]
+        """The winner of each slot's last finished game (1 White, 0 Black, -1 none)."""
+        self.reason = slots[:, batch_step.REASON_OF]
+        """Its reason (`compiled_game`'s: 1 king capture, 2 full-turn limit, 3 reversible-move limit)."""
+        self.length = slots[:, batch_step.LENGTH]
+        """Its actions, both colours'."""
+        self.winner[:] = -1
+        self._plans = attacker_plans()
+        self.seed = np.uint64(0)
         self._rng = np.zeros(n, dtype=np.uint64)
         self._sample_rng = np.zeros(n, dtype=np.uint64)
         self.log = np.zeros((n, _LOG_START), dtype=np.int16)
-        self.log_length = np.zeros(n, dtype=np.int64)
         self.done_log = np.zeros((n, _LOG_START), dtype=np.int16)
-        self.done_log_length = np.zeros(n, dtype=np.int64)
         self.observation = np.zeros((n, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
         self.final_observation = np.zeros((n, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
         self.reward = np.zeros(n, dtype=np.float32)
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.truncated = np.zeros(n, dtype=np.bool_)
-        self.winner = np.full(n, -1, dtype=np.int64)
-        self.reason = np.zeros(n, dtype=np.int64)
-        self.length = np.zeros(n, dtype=np.int64)
         self._start = self._start_arrays()
 
     def _start_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -160,16 +168,16 @@ class BatchedGames:
         Raises:
             IllegalBatchActionError: an action is not in its game's mask (nothing changed; the message names the game).
         """
-        actions = np.asarray(actions)
-        if actions.shape != (self.n_games,) or actions.dtype.kind not in "iu":
-            raise IllegalBatchActionError(f"actions must be an int array of shape ({self.n_games},), not {actions.dtype} {actions.shape}")
-        in_range = (actions >= 0) & (actions < CODEC.size)
-        allowed = in_range & (self.mask[np.arange(self.n_games), np.where(in_range, actions, 0)] == 1)
-        if not allowed.all():
-            g = int(np.flatnonzero(~allowed)[0])
+        if not isinstance(actions, np.ndarray) or actions.shape != (self.n_games,) or actions.dtype != np.int64:
+            actions = np.asarray(actions)
+            if actions.shape != (self.n_games,) or actions.dtype.kind not in "iu":
+                raise IllegalBatchActionError(f"actions must be ints of shape ({self.n_games},), not {actions.dtype} {actions.shape}")
+            actions = actions.astype(np.int64)
+        g = batch_step.first_illegal(actions, self.mask)
+        if g >= 0:
             phase = "sense" if self.phase[g] else "move"
             raise IllegalBatchActionError(f"action {int(actions[g])} of game {g} is not in its {phase} mask ({int(self.n_legal[g])} legal actions)")
-        self._advance(actions.astype(np.int64, copy=False))
+        self._advance(actions)
 
     def step_unchecked(self, actions: np.ndarray) -> None:
         """`step` without the mask check: `actions` (int64, shape (N,)) must be in the masks (e.g. `random_actions`)."""
@@ -177,11 +185,9 @@ class BatchedGames:
 
     def _advance(self, actions: np.ndarray) -> None:
         longest = batch_step.advance(
-            actions, self.board, self.game, self.states, self.frames, self.legal, self.n_legal, self.mask, self.phase,
-            self.encode, self.caller, SIDES[self.sides], self.opponent, self._plans, self._plan, self._plan_step, self.seed,
-            self.games_started, self._rng, self.log, self.log_length, self.done_log, self.done_log_length,
-            *self._start, self.observation, self.final_observation, self.reward, self.terminated, self.truncated,
-            self.winner, self.reason, self.length,
+            actions, self.board, self.game, self.states, self.frames, self.legal, self.mask, self.slots, self._rng, self.encode,
+            SIDES[self.sides], self._plans, self.seed, self.log, self.done_log, *self._start, self.observation,
+            self.final_observation, self.reward, self.terminated, self.truncated,
         )  # fmt: skip
         if longest + 4 > self.log.shape[1]:  # a step adds at most three actions to a running game
             self.log = _wider(self.log)
@@ -196,7 +202,7 @@ class BatchedGames:
     def random_actions(self) -> np.ndarray:
         """One uniform draw from each game's listed actions, from streams of their own (seeded by `reset`)."""
         out = np.empty(self.n_games, dtype=np.int64)
-        batch_step.sample_legal(self.legal, self.n_legal, self._sample_rng, out)
+        batch_step.sample_legal(self.legal, self.slots, self._sample_rng, out)
         return out
 
     def actions_of(self, g: int, finished: bool = True) -> list[int]:

@@ -12,9 +12,10 @@ opponents only choose among the listed actions.
 
 Per-game arrays (first axis the game; :class:`blindchess.env.batch.BatchedGames` allocates them):
 ``board`` (N, 8) and ``game`` (N, 9) the compiled game; ``states`` (N, 2, STATE_SIZE) and ``frames``
-(N, 2, 2, FRAME_SIZE) both players' encoders (row 0 Black, 1 White); ``legal`` (N, 1025) and
-``n_legal`` (N,) the listed actions of the phase to play; ``mask`` (N, 16449) the mask of those
-actions; ``sensing`` (N,) 1 while the next action is a sense.
+(N, 2, 2, FRAME_SIZE) both players' encoders (row 0 Black, 1 White); ``legal`` (N, 1025) the listed
+actions of the phase to play; ``mask`` (N, 16449) their mask; ``slots`` (N, `SLOT_SIZE`) int64 the
+game's small fields, indexed by the constants below (one array, not twelve: numba's dispatch costs
+per argument, and a small batch pays it per step).
 
 Opponents (``opponent[g]``), each choosing only among the listed actions:
 
@@ -46,6 +47,11 @@ RANDOM, ATTACKER = 0, 1
 BLACK_SIDE, WHITE_SIDE, BOTH_SIDES, ALTERNATE = 0, 1, 2, 3
 """``caller[g]``: which colour's actions the caller supplies (both: self-play, no in-batch opponent);
 ``side_mode`` `ALTERNATE`: White in a slot's even-numbered games (counting from the slot's index), else Black."""
+N_LEGAL, SENSING, CALLER, OPPONENT, ATTACK, PLAN_STEP, GAMES, LOG_LEN, DONE_LEN, WINNER_OF, REASON_OF, LENGTH = range(12)
+SLOT_SIZE = 12
+"""``slots[g]``: how many actions are listed, 1 while the next is a sense, the caller's colour (``CALLER``),
+the opponent, the attacker's rush and its next step, games started, the running and the last finished
+game's log lengths, and the last finished game's winner (1 White, 0 Black, -1 none), reason and actions."""
 PLAN_LENGTH = 8
 """Room per rush in the attacker's plan table (the longest has 6 moves; -1 pads)."""
 
@@ -77,18 +83,16 @@ def draw(rng: np.ndarray, g: int, n: int) -> np.int64:
 
 
 @nb.njit(cache=True)
-def _opponent_action(
-    g: int, kind: int, sensing: bool, legal: np.ndarray, n_legal: int, rng: np.ndarray,
-    plans: np.ndarray, plan: np.ndarray, plan_step: np.ndarray, white: int,
-) -> int:  # fmt: skip
-    """The in-batch opponent's action for the phase listed in ``legal[:n_legal]`` (NONE last)."""
+def _opponent_action(g: int, sensing: bool, legal: np.ndarray, slots: np.ndarray, rng: np.ndarray, plans: np.ndarray, white: int) -> int:
+    """The in-batch opponent's action for the phase listed in ``legal[:slots[g, N_LEGAL]]`` (NONE last)."""
     if sensing:
         return draw(rng, g, NONE)  # a square, never the skip: the random bot's sense
-    if kind == ATTACKER:
-        rush = plans[white, plan[g]]
-        while plan_step[g] < PLAN_LENGTH and rush[plan_step[g]] >= 0:
-            wanted = rush[plan_step[g]]
-            plan_step[g] += 1
+    n_legal = slots[g, N_LEGAL]
+    if slots[g, OPPONENT] == ATTACKER:
+        rush = plans[white, slots[g, ATTACK]]
+        while slots[g, PLAN_STEP] < PLAN_LENGTH and rush[slots[g, PLAN_STEP]] >= 0:
+            wanted = rush[slots[g, PLAN_STEP]]
+            slots[g, PLAN_STEP] += 1
             for index in range(n_legal - 1):
                 if legal[index] == wanted:
                     return int(wanted)
@@ -97,104 +101,131 @@ def _opponent_action(
 
 
 @nb.njit(cache=True)
+def _copy_frames(target: np.ndarray, source: np.ndarray) -> None:
+    """``target[:] = source`` for a (2, FRAME_SIZE) frame pair: numba's slice assignment is ten times slower."""
+    for row in range(source.shape[0]):
+        for index in range(source.shape[1]):
+            target[row, index] = source[row, index]
+
+
+@nb.njit(cache=True)
 def _restart(
     g: int, board: np.ndarray, game: np.ndarray, states: np.ndarray, frames: np.ndarray, legal: np.ndarray,
-    n_legal: np.ndarray, mask: np.ndarray, sensing: np.ndarray, start_board: np.ndarray, start_game: np.ndarray,
-    start_states: np.ndarray, start_frames: np.ndarray,
+    mask: np.ndarray, slots: np.ndarray, start_board: np.ndarray, start_game: np.ndarray, start_states: np.ndarray,
+    start_frames: np.ndarray,
 ) -> None:  # fmt: skip
     """Game `g` back to the start (White to sense; the mask's old entries must be cleared already)."""
-    board[g] = start_board
-    game[g] = start_game
-    states[g] = start_states
-    frames[g] = start_frames
+    board[g, :] = start_board
+    game[g, :] = start_game
+    for color in range(2):
+        for index in range(start_states.shape[1]):
+            states[g, color, index] = start_states[color, index]
+        _copy_frames(frames[g, color], start_frames[color])
     for index in range(NONE + 1):
         legal[g, index] = index
         mask[g, index] = 1
-    n_legal[g] = NONE + 1
-    sensing[g] = 1
+    slots[g, N_LEGAL] = NONE + 1
+    slots[g, SENSING] = 1
+    slots[g, LOG_LEN] = 0
+
+
+@nb.njit(cache=True)
+def _record_end(
+    g: int, viewer: int, game: np.ndarray, frames: np.ndarray, slots: np.ndarray, log: np.ndarray, done_log: np.ndarray,
+    final_observation: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray,
+) -> None:  # fmt: skip
+    """Record game `g`'s end: its result, the reward for `viewer`, its last observation and its log."""
+    result = game[g, WINNER]
+    length = slots[g, LOG_LEN]
+    slots[g, WINNER_OF], slots[g, REASON_OF], slots[g, LENGTH] = result, game[g, REASON], length
+    reward[g] = 0.0 if result < 0 else (1.0 if result == viewer else -1.0)
+    if game[g, REASON] == FULL_TURN_LIMIT:  # a truncation, as in RbcEnv
+        truncated[g] = True
+    else:
+        terminated[g] = True
+    _copy_frames(final_observation[g], frames[g, viewer])
+    slots[g, DONE_LEN] = length
+    for index in range(length):
+        done_log[g, index] = log[g, index]
 
 
 @nb.njit(cache=True)
 def advance(
     actions: np.ndarray, board: np.ndarray, game: np.ndarray, states: np.ndarray, frames: np.ndarray,
-    legal: np.ndarray, n_legal: np.ndarray, mask: np.ndarray, sensing: np.ndarray, encode: bool,
-    caller: np.ndarray, side_mode: int, opponent: np.ndarray, plans: np.ndarray, plan: np.ndarray, plan_step: np.ndarray,
-    seed: np.uint64, resets: np.ndarray, rng: np.ndarray,
-    log: np.ndarray, log_len: np.ndarray, done_log: np.ndarray, done_len: np.ndarray,
+    legal: np.ndarray, mask: np.ndarray, slots: np.ndarray, rng: np.ndarray, encode: bool, side_mode: int,
+    plans: np.ndarray, seed: np.uint64, log: np.ndarray, done_log: np.ndarray,
     start_board: np.ndarray, start_game: np.ndarray, start_states: np.ndarray, start_frames: np.ndarray,
     observation: np.ndarray, final_observation: np.ndarray, reward: np.ndarray, terminated: np.ndarray,
-    truncated: np.ndarray, winner: np.ndarray, reason: np.ndarray, length: np.ndarray,
+    truncated: np.ndarray,
 ) -> int:  # fmt: skip
-    """Play ``actions[g]`` in every game `g` with ``actions[g] >= 0`` (-1: reset game `g` instead), then the
+    """Play ``actions[g]`` in every game `g` with ``actions[g] >= 0`` (-1: restart game `g` instead), then the
     in-batch opponent's turns until the caller is to act; write each game's observation for the caller.
 
-    A game that ends is recorded (``reward`` from the view of the colour whose action ended it or was
-    answered by the ending opponent turn, ``terminated``/``truncated``, ``winner`` 1 White, 0 Black, -1 none,
-    ``reason`` the compiled game's, ``length`` its actions, its log moved to ``done_log``, its last
-    observation to ``final_observation``) and restarted. Returns the longest running log, so the caller can
-    grow the logs before they fill. Unchecked: every action must be in its game's mask.
+    A game that ends is recorded (``reward`` for the colour that was to act when the call began; 
+    ``terminated``/``truncated``; the result in ``slots``; its log moved to ``done_log``, its last frames
+    of that colour to ``final_observation``) and restarted. Returns the longest running log, so that the
+    caller can widen the logs before they fill. Unchecked: every action must be in its game's mask.
     """
-    n_games = actions.shape[0]
     longest = 0
-    for g in range(n_games):
+    for g in range(actions.shape[0]):
         action = actions[g]
         reward[g] = 0.0
         terminated[g] = False
         truncated[g] = False
         viewer = game[g, TURN]
-        ended = False
         restart = action < 0
         if restart:
-            for index in range(n_legal[g]):
+            for index in range(slots[g, N_LEGAL]):
                 mask[g, legal[g, index]] = 0
         while True:
-            if ended:  # record the game that just ended (`step` cleared its mask entries), then restart it
-                result = game[g, WINNER]
-                winner[g], reason[g], length[g] = result, game[g, REASON], log_len[g]
-                reward[g] = 0.0 if result < 0 else (1.0 if result == viewer else -1.0)
-                if game[g, REASON] == FULL_TURN_LIMIT:  # a truncation, as in RbcEnv
-                    truncated[g] = True
-                else:
-                    terminated[g] = True
-                final_observation[g] = frames[g, viewer]
-                done_len[g] = log_len[g]
-                done_log[g, : log_len[g]] = log[g, : log_len[g]]
-                ended, restart = False, True
             if restart:
-                number = resets[g]  # this slot's game number: its stream, and its colour when alternating
-                resets[g] += 1
+                number = slots[g, GAMES]  # this slot's game number: its stream, and its colour when alternating
+                slots[g, GAMES] += 1
                 rng[g] = stream_seed(seed, np.uint64(g), np.uint64(number))
-                log_len[g] = 0
-                _restart(g, board, game, states, frames, legal, n_legal, mask, sensing, start_board, start_game,
-                         start_states, start_frames)  # fmt: skip
+                _restart(g, board, game, states, frames, legal, mask, slots, start_board, start_game, start_states,
+                         start_frames)  # fmt: skip
                 if side_mode == ALTERNATE:
-                    caller[g] = 1 - ((g + number) & 1)
-                plan[g] = draw(rng, g, 4)
-                plan_step[g] = 0
+                    slots[g, CALLER] = 1 - ((g + number) & 1)
+                slots[g, ATTACK] = draw(rng, g, 4)
+                slots[g, PLAN_STEP] = 0
                 restart = False
             mover = game[g, TURN]
-            if action < 0:  # nothing to play: the opponent plays if it is to act, else the caller's turn
-                if caller[g] == BOTH_SIDES or caller[g] == mover:
+            sensing = slots[g, SENSING] == 1
+            if action < 0:  # nothing to play: the opponent plays if it is to act, else it is the caller's turn
+                caller = slots[g, CALLER]
+                if caller == BOTH_SIDES or caller == mover:
                     break
-                action = _opponent_action(g, opponent[g], sensing[g] == 1, legal[g], n_legal[g], rng, plans, plan, plan_step,
-                                          mover)  # fmt: skip
-            log[g, log_len[g]] = action
-            log_len[g] += 1
-            n = step(board[g], game[g], states[g], frames[g], legal[g], mask[g], n_legal[g], action, sensing[g] == 1, encode)
+                action = _opponent_action(g, sensing, legal[g], slots, rng, plans, mover)
+            log[g, slots[g, LOG_LEN]] = action
+            slots[g, LOG_LEN] += 1
+            n = step(board[g], game[g], states[g], frames[g], legal[g], mask[g], slots[g, N_LEGAL], action, sensing, encode)
             action = -1
-            if n == 0:
-                ended = True
+            if n == 0:  # the game is over (`step` cleared its mask entries): record it and start the next
+                _record_end(g, viewer, game, frames, slots, log, done_log, final_observation, reward, terminated, truncated)
+                restart = True
                 continue
-            n_legal[g] = n
-            sensing[g] = 1 - sensing[g]
-        observation[g] = frames[g, game[g, TURN]]
-        if log_len[g] > longest:
-            longest = log_len[g]
+            slots[g, N_LEGAL] = n
+            slots[g, SENSING] = 0 if sensing else 1
+        if encode:
+            _copy_frames(observation[g], frames[g, game[g, TURN]])
+        if slots[g, LOG_LEN] > longest:
+            longest = slots[g, LOG_LEN]
     return longest
 
 
 @nb.njit(cache=True)
-def sample_legal(legal: np.ndarray, n_legal: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+def first_illegal(actions: np.ndarray, mask: np.ndarray) -> int:
+    """The first game whose action is outside its mask (or the action range); -1 when every action is allowed."""
+    size = mask.shape[1]
+    for g in range(actions.shape[0]):
+        action = actions[g]
+        if action < 0 or action >= size or not mask[g, action]:
+            return g
+    return -1
+
+
+@nb.njit(cache=True)
+def sample_legal(legal: np.ndarray, slots: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """``out[g]``: a uniform draw from game `g`'s listed actions, from the caller's own streams `rng`."""
     for g in range(out.shape[0]):
-        out[g] = legal[g, draw(rng, g, n_legal[g])]
+        out[g] = legal[g, draw(rng, g, slots[g, N_LEGAL])]
