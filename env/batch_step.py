@@ -206,7 +206,7 @@ def advance(
                 continue
             slots[g, N_LEGAL] = n
             slots[g, SENSING] = 0 if sensing else 1
-        if encode:
+        if encode and side_mode >= BOTH_SIDES:  # a fixed colour's observation is a view of its frames (no copy)
             _copy_frames(observation[g], frames[g, game[g, TURN]])
         if slots[g, LOG_LEN] > longest:
             longest = slots[g, LOG_LEN]

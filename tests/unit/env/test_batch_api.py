@@ -76,14 +76,17 @@ def test_a_black_learner_starts_after_the_opponents_first_turn() -> None:
     assert {CODEC.move_action(move) for move in plans} >= set(envs.batch.log[:, 1].tolist())
 
 
-def test_torch_reads_the_buffers_without_a_copy() -> None:
-    batch = BatchedGames(4, sides="both")
+@pytest.mark.parametrize("sides", ["both", "black"])
+def test_torch_reads_the_buffers_without_a_copy(sides: str) -> None:
+    batch = BatchedGames(4, sides=sides)
     batch.reset(seed=0)
     frames, mask = torch.from_numpy(batch.observation), torch.from_numpy(batch.mask)
     assert frames.data_ptr() == batch.observation.ctypes.data and mask.data_ptr() == batch.mask.ctypes.data
-    batch.step(batch.random_actions())
-    assert torch.equal(frames, torch.from_numpy(batch.observation.copy()))
-    assert int(mask.sum()) == int(batch.n_legal.sum())
+    for _ in range(3):
+        batch.step(batch.random_actions())
+        assert torch.equal(frames, torch.from_numpy(batch.observation.copy()))
+        assert np.array_equal(batch.observation, batch.frames[np.arange(4), batch.to_act])
+        assert int(mask.sum()) == int(batch.n_legal.sum())
 
 
 def test_a_game_depends_on_its_seed_index_and_reset_count_only() -> None:
