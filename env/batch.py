@@ -139,7 +139,8 @@ class BatchedGames:
         self._sample_rng = np.zeros(n, dtype=np.uint64)
         self.log = np.zeros((n, _LOG_START), dtype=np.int16)
         self.done_log = np.zeros((n, _LOG_START), dtype=np.int16)
-        self.observation: np.ndarray = self.frames[:, side] if side <= batch_step.WHITE_SIDE else np.zeros((n, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
+        fixed = side <= batch_step.WHITE_SIDE
+        self.observation: np.ndarray = self.frames[:, side] if fixed else np.zeros((n, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
         """(N, 2, 1353): the player to act's two latest frames; with one fixed colour, a (strided) view of its frames."""
         self.final_observation = np.zeros((n, N_FRAMES, FRAME_SIZE), dtype=np.uint8)
         self.reward = np.zeros(n, dtype=np.float32)
@@ -177,7 +178,9 @@ class BatchedGames:
         g = batch_step.first_illegal(actions, self.mask)
         if g >= 0:
             phase = "sense" if self.phase[g] else "move"
-            raise IllegalBatchActionError(f"action {int(actions[g])} of game {g} is not in its {phase} mask ({int(self.n_legal[g])} legal actions)")
+            raise IllegalBatchActionError(
+                f"action {int(actions[g])} of game {g} is not in its {phase} mask ({int(self.n_legal[g])} legal actions)"
+            )
         self._advance(actions)
 
     def step_unchecked(self, actions: np.ndarray) -> None:

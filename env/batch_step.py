@@ -65,13 +65,15 @@ def _mix(z: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a bijection of 64-bit words that scrambles every bit."""
     z = (z ^ (z >> _S30)) * _MIX_1
     z = (z ^ (z >> _S27)) * _MIX_2
-    return z ^ (z >> _S31)
+    mixed: np.uint64 = z ^ (z >> _S31)
+    return mixed
 
 
 @nb.njit(cache=True)
 def stream_seed(seed: np.uint64, index: np.uint64, resets: np.uint64) -> np.uint64:
     """The first state of game `index`'s stream in its `resets`-th game of a batch seeded `seed`."""
-    return _mix(_mix(_mix(seed + _GOLDEN) ^ index) + resets * _GOLDEN)
+    first: np.uint64 = _mix(_mix(_mix(seed + _GOLDEN) ^ index) + resets * _GOLDEN)
+    return first
 
 
 @nb.njit(cache=True)
@@ -79,14 +81,17 @@ def draw(rng: np.ndarray, g: int, n: int) -> np.int64:
     """A uniform integer in [0, n) from game `g`'s stream (SplitMix64; n below 2**32), the stream advanced."""
     rng[g] += _GOLDEN
     word = _mix(rng[g]) >> _S32
-    return np.int64((word * np.uint64(n)) >> _S32)
+    drawn: np.int64 = np.int64((word * np.uint64(n)) >> _S32)
+    return drawn
 
 
 @nb.njit(cache=True)
-def _opponent_action(g: int, sensing: bool, legal: np.ndarray, slots: np.ndarray, rng: np.ndarray, plans: np.ndarray, white: int) -> int:
+def _opponent_action(
+    g: int, sensing: bool, legal: np.ndarray, slots: np.ndarray, rng: np.ndarray, plans: np.ndarray, white: int
+) -> int:
     """The in-batch opponent's action for the phase listed in ``legal[:slots[g, N_LEGAL]]`` (NONE last)."""
     if sensing:
-        return draw(rng, g, NONE)  # a square, never the skip: the random bot's sense
+        return int(draw(rng, g, NONE))  # a square, never the skip: the random bot's sense
     n_legal = slots[g, N_LEGAL]
     if slots[g, OPPONENT] == ATTACKER:
         rush = plans[white, slots[g, ATTACK]]
@@ -161,7 +166,7 @@ def advance(
     """Play ``actions[g]`` in every game `g` with ``actions[g] >= 0`` (-1: restart game `g` instead), then the
     in-batch opponent's turns until the caller is to act; write each game's observation for the caller.
 
-    A game that ends is recorded (``reward`` for the colour that was to act when the call began; 
+    A game that ends is recorded (``reward`` for the colour that was to act when the call began;
     ``terminated``/``truncated``; the result in ``slots``; its log moved to ``done_log``, its last frames
     of that colour to ``final_observation``) and restarted. Returns the longest running log, so that the
     caller can widen the logs before they fill. Unchecked: every action must be in its game's mask.
@@ -193,7 +198,7 @@ def advance(
             sensing = slots[g, SENSING] == 1
             if action < 0:  # nothing to play: the opponent plays if it is to act, else it is the caller's turn
                 caller = slots[g, CALLER]
-                if caller == BOTH_SIDES or caller == mover:
+                if caller in (BOTH_SIDES, mover):
                     break
                 action = _opponent_action(g, sensing, legal[g], slots, rng, plans, mover)
             log[g, slots[g, LOG_LEN]] = action

@@ -58,7 +58,9 @@ class RbcVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray]):
         batch = self.batch
         self._observations = {"observation": batch.observation, "action_mask": batch.mask}
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Start every game; `seed` makes the whole run replay (the opponents' draws are per game, from the seed)."""
         super().reset(seed=seed)
         self.batch.reset(seed=seed)

@@ -124,18 +124,18 @@ def vector_steps(steps: int, workers: int, seed: int) -> tuple[int, float]:
     return done_steps, wall
 
 
-def batched_learner_steps(steps: int, n_games: int, seed: int) -> tuple[int, float]:
-    """(learner steps, wall seconds) of `RbcVectorEnv` against the batched random bot, random masked actions."""
+def batched_learner_steps(steps: int, n_games: int, seed: int) -> tuple[int, float, float]:
+    """(learner steps, wall seconds, CPU seconds) of `RbcVectorEnv` against the batched random bot, random masked actions."""
     envs = RbcVectorEnv(n_games, opponent="random", learner="alternate")
     envs.reset(seed=seed)
     batch = envs.batch
     for _ in range(3):
         envs.step(batch.random_actions())
-    start, done_steps = time.monotonic(), 0
+    start, cpu, done_steps = time.monotonic(), time.process_time(), 0
     while done_steps < steps:
         envs.step(batch.random_actions())  # a uniform draw from each game's listed actions: what the mask allows
         done_steps += n_games
-    return done_steps, time.monotonic() - start
+    return done_steps, time.monotonic() - start, time.process_time() - cpu
 
 
 def _worker(n_games: int, steps: int, seed: int) -> int:
@@ -203,13 +203,14 @@ def main() -> None:
         print(f"\n{args.workers} worker processes, a batch of {sizes[-1]} each: {made} steps, {made / seconds:,.0f} steps/s (wall)")
         learner_steps, seconds = vector_steps(max(args.steps // 50, 2000), args.workers, args.seed)
         async_rate = learner_steps / seconds
-        print(f"AsyncVectorEnv, {args.workers} workers, BotOpponentEnv rbc vs random: {learner_steps} learner steps,"
-              f" {async_rate:,.0f} learner steps/s (wall)")
+        print("\n| learner vs random bot | learner steps | learner steps/s (wall) | x AsyncVectorEnv (wall) | steps/s (CPU) |")
+        print("|---|---:|---:|---:|---:|")
+        print(f"| AsyncVectorEnv, {args.workers} worker processes of BotOpponentEnv | {learner_steps} | {async_rate:,.0f} | 1 | - |")
         for size in sizes:
-            learner_steps, seconds = batched_learner_steps(args.steps, size, args.seed)
+            learner_steps, seconds, cpu_seconds = batched_learner_steps(args.steps, size, args.seed)
             rate = learner_steps / seconds
-            print(f"RbcVectorEnv, {size} games vs the batched random bot, one process: {learner_steps} learner steps,"
-                  f" {rate:,.0f} learner steps/s (wall), {rate / async_rate:,.0f} x AsyncVectorEnv")
+            print(f"| RbcVectorEnv, {size} games, one process | {learner_steps} | {rate:,.0f} | {rate / async_rate:,.0f} |"
+                  f" {learner_steps / cpu_seconds:,.0f} |")
 
 
 if __name__ == "__main__":

@@ -182,7 +182,7 @@ def test_an_action_outside_the_mask_raises_and_changes_nothing() -> None:
     batch = BatchedGames(3, sides="both", turn_limit=5)
     batch.reset(seed=2)
     batch.step(batch.random_actions())
-    before = (batch.board.copy(), batch.observation.copy(), batch.mask.copy(), batch.actions_of(1, finished=False))
+    before: tuple[Any, ...] = (batch.board.copy(), batch.observation.copy(), batch.mask.copy(), batch.actions_of(1, finished=False))
     for bad in (CODEC.size, -2, 3):  # out of range, negative, a sense in the move phase
         actions = batch.legal[:, 0].copy()
         actions[1] = bad
@@ -190,5 +190,5 @@ def test_an_action_outside_the_mask_raises_and_changes_nothing() -> None:
             batch.step(actions)
     with pytest.raises(IllegalBatchActionError, match=r"shape \(3,\)"):
         batch.step(np.zeros(2, dtype=np.int64))
-    after = (batch.board, batch.observation, batch.mask, batch.actions_of(1, finished=False))
+    after: tuple[Any, ...] = (batch.board, batch.observation, batch.mask, batch.actions_of(1, finished=False))
     assert all(np.array_equal(x, y) for x, y in zip(before, after, strict=True))
