@@ -136,7 +136,7 @@ class BatchedGames:
         self._plans = attacker_plans()
         self.seed = np.uint64(0)
         self._rng = np.zeros(n, dtype=np.uint64)
-        self._sample_rng = np.zeros(n, dtype=np.uint64)
+        self._sample_rng = self._sample_streams()
         self.log = np.zeros((n, _LOG_START), dtype=np.int16)
         self.done_log = np.zeros((n, _LOG_START), dtype=np.int16)
         fixed = side <= batch_step.WHITE_SIDE
@@ -154,6 +154,11 @@ class BatchedGames:
         env.reset()
         return env._board.copy(), env._state.copy(), env._states.copy(), env._frames.copy()
 
+    def _sample_streams(self) -> np.ndarray:
+        """The first states of `random_actions`' per-game streams: the games' own, from the complemented seed."""
+        seed = ~self.seed
+        return np.array([batch_step.stream_seed(seed, np.uint64(g), np.uint64(0)) for g in range(self.n_games)], dtype=np.uint64)
+
     def reset(self, seed: Optional[int] = None) -> None:
         """Restart every game; `seed` (an int >= 0) seeds the streams (None: keep the current seed)."""
         if seed is not None:
@@ -161,7 +166,7 @@ class BatchedGames:
                 raise ValueError(f"seed {seed!r} is not an int >= 0")
             self.seed = np.uint64(seed)
             self.games_started[:] = 0
-            self._sample_rng[:] = [batch_step.stream_seed(~self.seed, np.uint64(g), np.uint64(0)) for g in range(self.n_games)]
+            self._sample_rng[:] = self._sample_streams()
         self._advance(np.full(self.n_games, -1, dtype=np.int64))
 
     def step(self, actions: np.ndarray) -> None:

@@ -19,7 +19,7 @@ Example:
 
 >>> envs = RbcVectorEnv(3, opponent="random", learner="alternate", turn_limit=4)
 >>> observations, infos = envs.reset(seed=1)
->>> observations["observation"].shape, envs.single_action_space.n, envs.metadata["autoreset_mode"].value
+>>> observations["observation"].shape, int(envs.single_action_space.n), envs.metadata["autoreset_mode"].value
 ((3, 2, 1353), 16449, 'SameStep')
 """
 

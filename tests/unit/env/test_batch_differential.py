@@ -126,6 +126,21 @@ def test_the_exported_record_is_play_local_games_and_reads_in_reconchess(tmp_pat
     assert GameHistory.from_file(str(path)).get_black_player_name() == "attacker"
 
 
+def test_the_record_names_the_learner_on_the_colour_it_played() -> None:
+    batch = BatchedGames(6, sides="alternate", opponent="random", turn_limit=2)
+    batch.reset(seed=8)
+    played: dict[int, int] = {}
+    for _ in range(12):
+        colors = batch.to_act.copy()
+        batch.step(batch.random_actions())
+        for g in np.flatnonzero(batch.terminated | batch.truncated):
+            played[int(g)] = int(colors[g])
+    assert set(played.values()) == {0, 1}
+    for g, color in played.items():
+        names = (batch.history(g).get_white_player_name(), batch.history(g).get_black_player_name())
+        assert names == (("learner", "random") if color else ("random", "learner"))
+
+
 def lockstep(batch: BatchedGames, seed: int, steps: int) -> int:
     """Step `batch` beside one `RbcEnv` per game on the same actions (the opponent's read from the batch's log);
     returns how many games ended. Observations, masks, listed actions and results must agree at every step."""
