@@ -133,8 +133,8 @@ def test_the_record_names_the_learner_on_the_colour_it_played() -> None:
     for _ in range(12):
         colors = batch.to_act.copy()
         batch.step(batch.random_actions())
-        for g in np.flatnonzero(batch.terminated | batch.truncated):
-            played[int(g)] = int(colors[g])
+        for ended in np.flatnonzero(batch.terminated | batch.truncated):
+            played[int(ended)] = int(colors[ended])
     assert set(played.values()) == {0, 1}
     for g, color in played.items():
         names = (batch.history(g).get_white_player_name(), batch.history(g).get_black_player_name())
