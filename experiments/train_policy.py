@@ -17,11 +17,12 @@ The worked example (4x4 teaching board; about 130 CPU seconds, one torch thread)
     python3 experiments/train_policy.py --variant teaching-4x4 --updates 60 --seed 1 \
         --out env/models/teaching-4x4.pt --plot docs/images/policy_teaching_4x4.png
 
-First steps on 8x8 (the same script, a few updates: a policy that plays ``blindchess match policy
-trout``, not yet a strong one)::
+On 8x8 with the batched environment (``--batched``: the games in one
+:class:`~blindchess.env.batch.BatchedGames`, the bot's turns inside its compiled step; the shipped
+``env/models/rbc.pt``, about 260 CPU seconds, docs/env.md)::
 
-    python3 experiments/train_policy.py --variant rbc --updates 6 --steps 1024 --envs 8 --seed 1 \
-        --turn-limit 60 --out env/models/rbc.pt --plot docs/images/policy_rbc.png --eval-games 20
+    python3 experiments/train_policy.py --variant rbc --batched --updates 12 --steps 4096 --envs 64 --seed 1 \
+        --turn-limit 60 --out env/models/rbc.pt --plot docs/images/policy_rbc.png --eval-games 200
 
 The GPU is used when torch sees one (``--device``), else the CPU with ``--threads`` threads.
 """
