@@ -45,4 +45,4 @@ def test_imcs_accept_refuses_a_second_spelling_in_one_line(spelling: str, capsys
         main(["imcs", "random", "--server", "127.0.0.1:1", "--user", "u", "--password", "p", "--accept", spelling])
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert exited.value.code == 2 and len(errors) == 1, errors
-    assert errors[0].endswith(f"argument --accept: {RULE}, got {spelling!r}")
+    assert errors[0] == f"blindchess imcs: error: argument --accept: {RULE}, got {spelling!r}; see 'blindchess imcs --help'"
