@@ -91,7 +91,8 @@ class CgroupCpuMeter:
             self.path.mkdir()
         except OSError as error:
             raise CpuClockUnavailableError(
-                f"--clock cpu cannot create a cgroup in {parent} ({error.strerror}): run as root or in a delegated cgroup, or use --clock wall"
+                f"--clock cpu cannot create a cgroup in {parent} ({error.strerror}):"
+                " run as root or in a delegated cgroup, or use --clock wall"
             ) from None
         self._stat = self.path / "cpu.stat"
         self._last = 0.0

@@ -82,8 +82,8 @@ from .bot_wire import (
 from .bot_wire import (
     IsolatedBotError as IsolatedBotError,  # re-exported: callers catch it from here
 )
-from .cpu_clock import CgroupCpuMeter
 from .confinement import NAMESPACES, PARENT_KILLED_EXIT, STRAYS_EXIT, confine
+from .cpu_clock import CgroupCpuMeter
 from .history import GameHistory
 from .player import Player, stand_in_class
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
@@ -333,5 +333,6 @@ def isolated_player(
     """
     if ponder and not supports_pondering(bot_class):
         raise PonderingUnsupportedError(f"{bot_class.__name__} has no ponder(stop) method to think on the opponent's turn")
-    player: IsolatedPlayer = stand_in_class(bot_class.__name__, IsolatedPlayer)(factory, memory_limit_bytes, ponder=ponder, cpu_clock=cpu_clock)
+    stand_in = stand_in_class(bot_class.__name__, IsolatedPlayer)
+    player: IsolatedPlayer = stand_in(factory, memory_limit_bytes, ponder=ponder, cpu_clock=cpu_clock)
     return player

@@ -13,6 +13,11 @@ StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own
 Stockfish gets one thread (it asks for three), as the flagship's does, and its `random.sample`
 of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
 
+``--clock-mode cpu`` charges each bot the CPU time of its own process tree (its Stockfish
+included) on its own turn instead of wall time (`blindchess.arbiter.cpu_clock`; the option is
+``--clock`` in ``blindchess match``, where this script's ``--clock`` is the time control), so that
+games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
+
 Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
 ``--out``; each game's result and both bots' clock use are printed, then the flagship's score
 with its 95% interval (Wilson, `blindchess.tournament.stats`)::
@@ -38,6 +43,7 @@ from typing import Any, Optional
 import numpy as np
 
 from blindchess.arbiter import Player
+from blindchess.arbiter.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
 from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter
 from blindchess.arbiter.results import describe_result, unique_history_path
 from blindchess.arbiter.time_control import TimeControl
@@ -136,10 +142,18 @@ def arguments(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of game k's seeds (default 0)")
     parser.add_argument("--settings", default="", help="the flagship's settings: 'preset = \"fast\"' (docs/moving.md)")
     parser.add_argument("--no-ponder", action="store_true", help="neither bot thinks on the other's turn")
+    parser.add_argument(
+        "--clock-mode", choices=CLOCK_MODES, default="wall", help="charge wall time (default) or each bot's own CPU time"
+    )
     parser.add_argument("--out", type=Path, default=Path("games/strangefish2"), help="histories go here (default games/strangefish2)")
     args = parser.parse_args(argv)
     if not args.strangefish:
         parser.error(f"give StrangeFish2's folder: --strangefish PATH or ${PATH_ENV_VAR}")
+    if args.clock_mode == "cpu":
+        try:
+            check_cpu_clock()
+        except CpuClockUnavailableError as error:
+            parser.error(str(error))
     return args
 
 
@@ -155,6 +169,7 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
         spec = GameSpec(
             f"spar#{game}", white, black, white_seed=args.seed * 1000 + 2 * game, black_seed=args.seed * 1000 + 2 * game + 1,
             seconds=args.clock.seconds, increment=args.clock.increment, full_turn_limit=args.full_turn_limit,
+            clock_mode=args.clock_mode,
         )  # fmt: skip
         result = play_game(spec)
         played.append((game % 2 == 0, result))

@@ -41,6 +41,12 @@ flagship and the other belief presets the fields of its config (docs/bots.md), e
 ``blindchess match flagship random --settings 'preset = "fast", selector.boards = 4'``. An unknown
 or mistyped setting is refused before any game, with the nearest valid names.
 
+``--clock cpu`` charges each bot the CPU time its own process tree (the bot and the engines it
+started) used on its own turn, not wall time, so that a match can share the machine with other
+work; every bot then plays isolated, in a cgroup of its own (docs/clock.md, "CPU clocks").
+Thinking on the opponent's turn is charged to nobody; a bot that stops answering still loses at
+a wall-time hang limit. Wall time stays the default and the competition's rule.
+
 Ctrl-C stops the match (exit 130): the games finished are saved, the game it landed in is not
 counted (it may have reached a bot as that bot's fault), and ``--resume`` plays the rest.
 """
@@ -59,6 +65,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import GameHistory, WinReason
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
@@ -69,7 +76,7 @@ from blindchess.bots.registry import resolve_bot
 from blindchess.text_tables import table
 
 from .base import ExecutorError
-from .cli_tournament import add_executor_arguments
+from .cli_tournament import add_clock_argument, add_executor_arguments, check_clock
 from .config import parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
@@ -115,6 +122,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game to play (default rbc: 8x8 RBC)")
     add_executor_arguments(parser, 1)
+    add_clock_argument(parser)
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -289,6 +297,9 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     out = Path(args.out)
     if args.ponder is not None and args.isolate is False:
         raise PonderingNeedsIsolationError("--ponder plays the pondering bots in their own processes; it cannot go with --no-isolate")
+    if args.clock == "cpu" and args.isolate is False:
+        raise PonderingNeedsIsolationError("--clock cpu plays every bot in its own process; it cannot go with --no-isolate")
+    check_clock(args.clock)
     ponders = (args.ponder in ("first", "both"), args.ponder in ("second", "both"))
     settings = (parse_settings(args.settings, "--settings"), parse_settings(args.second_settings, "--second-settings"))
     bots = tuple(
@@ -322,6 +333,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
             increment=args.increment,
             full_turn_limit=args.full_turn_limit,
             variant=args.variant,
+            clock_mode=args.clock,
         )
         specs[spec.key] = (index, spec, game_stem)
     if not specs:
@@ -400,7 +412,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = play_match(args, sys.stderr)
     except (
-        PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError
+        PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError,
+        CpuClockUnavailableError,
     ) as error:
         sys.stderr.write(f"blindchess match: error: {error}\n")
         return 2
