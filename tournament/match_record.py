@@ -30,7 +30,6 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
