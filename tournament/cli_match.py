@@ -13,7 +13,7 @@ one of our bots the same randomness again, to reproduce what it did.
 
 Each finished game also gets a line in ``--out``'s ``results.jsonl`` (result, seeds, each side's
 clock use, its history file; :mod:`blindchess.tournament.match_record`), so that a folder such as
-``experiments/data/<match>/`` holds the match as data, and ``blindchess match-report FOLDER``
+``data/matches/<match>/`` holds the match as data, and ``blindchess match-report FOLDER``
 prints its score with the Wilson 95% interval, each side's clock use and every lost game's record.
 
 ``--resume`` finishes a match that was stopped part way (a long match at 120 s + 5 s runs for an

@@ -21,7 +21,7 @@ from .match_record import MatchRecordError, reports
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = add_command(subparsers, "match-report", __doc__, "blindchess match-report experiments/data/flagship-vs-attacker")
+    parser = add_command(subparsers, "match-report", __doc__, "blindchess match-report data/matches/flagship-vs-attacker")
     parser.add_argument("folder", help="the match's --out folder")
     parser.set_defaults(run=run)
 

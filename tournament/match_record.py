@@ -4,7 +4,7 @@
 ``DIR/results.jsonl`` as each game finishes, and write ``DIR/match-<id>.json`` (what decides the
 games: bots, settings, clocks, seed) once; ``<id>`` is a hash of it, and every line names the
 match it belongs to, so that several matches may share a folder. Together with the histories
-they are the match: small text files, committed as data (``experiments/data/<match>/``), that
+they are the match: small text files, committed as data (``data/matches/<match>/`` at the top of the repository: data, not part of the package), that
 
 * **resume it**: ``--resume`` counts each game of the same match in the results file once, by
   its number, and plays only the others, with the seeds a full run gives them; a game that was
