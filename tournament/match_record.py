@@ -1,10 +1,11 @@
 """A match's results file: one JSON line per finished game, beside the games' histories, kept as data.
 
 ``blindchess match --out DIR`` (and ``experiments/spar_strangefish.py``) append one line to
-``DIR/results.jsonl`` as each game finishes, and write ``DIR/match-<id>.json`` (what decides the
-games: bots, settings, clocks, seed) once; ``<id>`` is a hash of it, and every line names the
-match it belongs to, so that several matches may share a folder. Together with the histories
-they are the match: small text files, committed as data (``data/matches/<match>/`` at the top of the repository: data, not part of the package), that
+``DIR/results.jsonl`` as each game finishes, and a line to ``DIR/matches.jsonl`` once per match
+(what decides its games: bots, settings, clocks, seed, under its id, a hash of them); every game's
+line names its match, so that several matches may share a folder. Together with the histories
+they are the match: small text files, committed as data (in ``data/matches/<match>/`` at the top
+of the repository, outside the package), that
 
 * **resume it**: ``--resume`` counts each game of the same match in the results file once, by
   its number, and plays only the others, with the seeds a full run gives them; a game that was
@@ -44,6 +45,7 @@ from .stats import MatchScore, wilson_interval
 logger = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
+MATCHES_FILE = "matches.jsonl"
 
 
 class MatchRecordError(BlindchessError, ValueError):
@@ -147,12 +149,14 @@ def match_id(identity: dict[str, Any]) -> str:
 
 
 def start_match(folder: Path, identity: dict[str, Any]) -> str:
-    """Write ``match-<id>.json`` (the match's identity, for whoever reads the data later) if new; its id."""
+    """Add the match's identity to the folder's ``matches.jsonl`` (for whoever reads the data later) if new; its id."""
     ident = match_id(identity)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"match-{ident}.json"
-    if not path.exists():
-        path.write_text(json.dumps(identity, indent=2, sort_keys=True) + "\n")
+    path = folder / MATCHES_FILE
+    known = path.read_text().splitlines() if path.exists() else []
+    if not any(json.loads(line).get("match") == ident for line in known if line.strip()):
+        with open(path, "a") as file:
+            file.write(json.dumps({"match": ident, **identity}, sort_keys=True) + "\n")
     return ident
 
 

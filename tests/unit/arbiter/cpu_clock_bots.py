@@ -15,11 +15,27 @@ from pathlib import Path
 from typing import Any, Optional
 
 import chess
+import pytest
 
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError, check_cpu_clock
 from blindchess.bots.random_bot import RandomBot
 
 WORK = 0.2
 """Seconds of work per move."""
+
+
+def _cgroups_here() -> bool:
+    try:
+        check_cpu_clock()
+    except CpuClockUnavailableError:
+        return False
+    return True
+
+
+needs_cgroups = pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and _cgroups_here()), reason="no cgroup v2 group can be made here (not root?)"
+)
+"""Marks a test that plays under a CPU clock (root, or a delegated cgroup, on Linux)."""
 
 
 def spin(seconds: float) -> None:

@@ -15,14 +15,14 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
-from blindchess.arbiter.cpu_clock import CgroupCpuMeter, CpuClockUnavailableError, check_cpu_clock, own_cgroup
+from blindchess.arbiter.cpu_clock import CgroupCpuMeter, CpuClockUnavailableError, own_cgroup
 from blindchess.arbiter.isolation import isolated_player
 from blindchess.arbiter.time_control import TimeControl
 from blindchess.bots.random_bot import RandomBot
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.task import play_game
 
-from .cpu_clock_bots import WORK, Hanger
+from .cpu_clock_bots import WORK, Hanger, needs_cgroups
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="CPU clocks are Linux cgroups")
 
@@ -30,17 +30,6 @@ SECONDS = 60.0
 TURNS = 6  # full turns: each bot makes 6 moves
 OVERHEAD = 0.05
 """CPU seconds per own turn allowed beyond the work: six callbacks over a pipe, reading the reply, Python's own."""
-
-
-def _cgroups_here() -> bool:
-    try:
-        check_cpu_clock()
-    except CpuClockUnavailableError:
-        return False
-    return True
-
-
-needs_cgroups = pytest.mark.skipif(not _cgroups_here(), reason="no cgroup v2 group can be made here (not root?)")
 
 
 def _bot_file(tmp_path: Path, name: str) -> str:

@@ -9,26 +9,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
 
-from blindchess.arbiter.cpu_clock import CpuClockUnavailableError, check_cpu_clock
 from blindchess.cli import main
 
+from ..arbiter.cpu_clock_bots import needs_cgroups
 
-def _cgroups_here() -> bool:
-    try:
-        check_cpu_clock()
-    except CpuClockUnavailableError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(
-    not (sys.platform.startswith("linux") and _cgroups_here()), reason="no cgroup v2 group can be made here (not root?)"
-)
+pytestmark = needs_cgroups
 
 
 def test_match_under_a_cpu_clock_reports_each_bots_clock_use(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -78,8 +78,9 @@ def test_a_resume_with_other_settings_counts_none_of_the_games(tmp_path: Path) -
     assert main([*command, "--out", str(tmp_path), "--resume", "--increment", "1"]) == 0  # another clock: another match
     lines = read_all(tmp_path)
     assert len(lines) == 4 and len({line.match for line in lines}) == 2
-    assert len(list(tmp_path.glob("match-*.json"))) == 2
-    assert {json.loads(path.read_text())["clock"] for path in tmp_path.glob("match-*.json")} == {"60+5", "60+1"}
+    matches = [json.loads(text) for text in (tmp_path / "matches.jsonl").read_text().splitlines()]
+    expected = {line.match: clock for line, clock in zip(lines[::2], ("60+5", "60+1"), strict=True)}  # each run's first line
+    assert {match["match"]: match["clock"] for match in matches} == expected
 
 
 def test_match_report_of_a_folder_without_results_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
