@@ -277,12 +277,17 @@ def _saved_game(out: Path, game_stem: str, progress: TextIO, claimed: set[str]) 
     Only histories no line of the results file names (`claimed`) count: those are another match's.
     """
     for path in sorted(out.glob(f"*-{game_stem}.json")):
-        if path.name in claimed:
-            continue
-        try:
-            return GameHistory.from_file(str(path))
-        except Exception as error:  # a corrupt or half-written file: say so and play the game again
-            progress.write(f"--resume: cannot use {path} ({type(error).__name__}: {error}); playing that game again\n")
+        if path.name not in claimed and (history := _loaded(path, progress)) is not None:
+            return history
+    return None
+
+
+def _loaded(path: Path, progress: TextIO) -> GameHistory | None:
+    """The history in `path`; None, said on `progress`, when it does not load (the game is then played again)."""
+    try:
+        return GameHistory.from_file(str(path))
+    except Exception as error:  # a corrupt, half-written or missing file: say so and play the game again
+        progress.write(f"--resume: cannot use {path} ({type(error).__name__}: {error}); playing that game again\n")
     return None
 
 
@@ -336,13 +341,13 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         white_name, black_name = (first, second) if white_index == 0 else (second, first)
         game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
         line = recorded.get(index + 1)
-        if line is not None:
+        if line is not None and _loaded(out / line.history, progress) is not None:  # counted with its record only
             winner = None if line.winner is None else line.winner == "white"
             reason = None if line.reason is None else WinReason[line.reason]
             summary.record(white_index, winner, reason, line.turns, None, line.clock_share)
             progress.write(
                 f"[{index + 1}/{args.games}] {line.white} (white) vs {line.black} (black): "
-                f"{describe_result(winner, reason, line.white, line.black)} after {line.turns} turns (recorded earlier)\n"
+                f"{describe_result(winner, reason, line.white, line.black)} after {line.turns} turns (saved earlier)\n"
             )
             continue
         saved = _saved_game(out, game_stem, progress, claimed) if args.resume else None

@@ -10,7 +10,8 @@ of the repository, outside the package), that
 * **resume it**: ``--resume`` counts each game of the same match in the results file once, by
   its number, and plays only the others, with the seeds a full run gives them; a game that was
   being played when the run stopped has no line, so it is played again from its seeds, never
-  counted twice. A resume with other bots, settings, clock or seed is another match: it counts
+  counted twice; so is a game whose history file no longer loads, and its new line replaces the
+  old one (a game's last line counts). A resume with other bots, settings, clock or seed is another match: it counts
   none of these games;
 * **report it** in one command, ``blindchess match-report DIR``: the first bot's score with its
   Wilson 95% interval, each side's clock use, and each game it lost with its history file.
@@ -161,12 +162,8 @@ def start_match(folder: Path, identity: dict[str, Any]) -> str:
 
 
 def finished_games(folder: Path, ident: str) -> dict[int, GameLine]:
-    """The games of match `ident` recorded in `folder`, by number; a game's first line counts (see `read_all`)."""
-    games: dict[int, GameLine] = {}
-    for line in read_all(folder):
-        if line.match == ident:
-            games.setdefault(line.game, line)
-    return games
+    """The games of match `ident` recorded in `folder`, by number; a game's last line counts (see `read_all`)."""
+    return {line.game: line for line in read_all(folder) if line.match == ident}
 
 
 @dataclass
@@ -216,11 +213,9 @@ def reports(folder: Path) -> list[MatchReport]:
         raise MatchRecordError(f"{folder} holds no {RESULTS_FILE}: play a match into it with blindchess match --out {folder}")
     matches: dict[str, MatchReport] = {}
     for line in read_all(folder):
-        found = matches.setdefault(line.match, MatchReport(line.first, line.black if line.white == line.first else line.white))
-        if all(game.game != line.game for game in found.games):  # a game's first line counts
-            found.games.append(line)
+        matches.setdefault(line.match, MatchReport(line.first, line.black if line.white == line.first else line.white))
     if not matches:
         raise MatchRecordError(f"{folder}/{RESULTS_FILE} holds no finished game yet")
-    for found in matches.values():
-        found.games.sort(key=lambda line: line.game)
+    for ident, found in matches.items():
+        found.games = sorted(finished_games(folder, ident).values(), key=lambda line: line.game)
     return list(matches.values())

@@ -54,7 +54,7 @@ def test_an_interrupted_match_resumes_to_the_uninterrupted_result(capsys: pytest
     assert 2 <= len(partial) < GAMES
     resumed = subprocess.run([*_command(bot, stopped), "--resume"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stderr.count("(recorded earlier)") == len(partial)
+    assert resumed.stderr.count("(saved earlier)") == len(partial)
     lines = read_all(stopped)
     assert sorted(line.game for line in lines) == list(range(1, GAMES + 1))  # each game once
     assert lines[: len(partial)] == partial  # nothing recorded was touched
