@@ -140,6 +140,7 @@ COMMANDS: dict[str, Command] = {
     "imcs-serve": Command("blindchess.variants.cli_imcs", "run an IMCS 2.5 protocol server for Mini-Chess"),
     "simulchess": Command("blindchess.variants.simulchess.cli_simulchess", "play simultaneous-move chess between two bots"),
     "match": Command("blindchess.tournament.cli_match", "play games between two bots and summarise them"),
+    "match-report": Command("blindchess.tournament.cli_match_report", "a recorded match's score, interval, clock use and losses"),
     "tournament": Command("blindchess.tournament.cli_tournament", "play a tournament from a TOML config and rate the players"),
     "sprt": Command("blindchess.tournament.cli_sprt", "sequential test: play pairs until A is shown better than B or not"),
     "replay": Command("blindchess.arbiter.cli_replay", "step through a saved game history (JSON)"),

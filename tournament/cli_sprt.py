@@ -30,12 +30,13 @@ import itertools
 import sys
 from typing import Any
 
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command, non_negative_seconds, positive_int, positive_seconds
 from blindchess.command_errors import BadInputError
 
 from .base import ExecutorError
-from .cli_tournament import add_executor_arguments
+from .cli_tournament import add_clock_argument, add_executor_arguments, check_clock
 from .config import SelfPairingError, TournamentConfig, pairing_games, parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
@@ -75,6 +76,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--db", help="SQLite file recording every game; run again to resume (default: none)")
     add_executor_arguments(parser, None)
+    add_clock_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -87,12 +89,13 @@ def run(args: argparse.Namespace) -> int:
             raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
         check_bot(a, args.variant)
         check_bot(b, args.variant)
+        check_clock(args.clock)
         executor = make_executor(args.executor, args.workers, args.address)
-    except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError) as error:
+    except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError, CpuClockUnavailableError) as error:
         raise BadInputError(str(error)) from error
     config = TournamentConfig(
         name="sprt", players=(a, b), seed=args.seed, variant=args.variant, seconds=args.seconds,
-        increment=args.increment, full_turn_limit=args.full_turn_limit,
+        increment=args.increment, full_turn_limit=args.full_turn_limit, clock_mode=args.clock,
     )  # fmt: skip
     lower, upper = test.bounds
     sys.stderr.write(f"SPRT {args.a} vs {args.b}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, bounds [{lower:.2f}, {upper:.2f}]\n")

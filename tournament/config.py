@@ -12,6 +12,7 @@ A config names the players and how they meet::
     seconds = 60               # each player's clock; leave out for none (deterministic bots)
     increment = 1
     full_turn_limit = 50       # a draw after this many full turns
+    clock = "cpu"              # charge each bot its own CPU time (isolated, in a cgroup); default "wall"
 
     [players.random]
     bot = "random"
@@ -47,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from blindchess.arbiter.cpu_clock import CLOCK_MODES
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.errors import BlindchessError
@@ -66,7 +68,7 @@ __all__ = [
 FORMATS = ("round-robin", "gauntlet")
 _TOURNAMENT_KEYS = {
     "name": str, "format": str, "gauntlet": str, "games_per_pairing": int, "repeat": bool, "seed": int,
-    "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int,
+    "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int, "clock": str,
 }  # fmt: skip
 _PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int, "ponder": bool, "tc": str}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -95,6 +97,7 @@ class TournamentConfig:
     seconds: float | None = None
     increment: float = 0.0
     full_turn_limit: int | None = None
+    clock_mode: str = "wall"
 
     def pairings(self) -> list[tuple[BotSpec, BotSpec]]:
         """The pairs of players who meet, each ordered by label."""
@@ -138,6 +141,7 @@ def pairing_games(
                 increment=config.increment,
                 full_turn_limit=config.full_turn_limit,
                 variant=config.variant,
+                clock_mode=config.clock_mode,
             )
 
 
@@ -216,6 +220,9 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
     except ValueError as error:
         raise ConfigError(f"{source}: [tournament] {error}") from error
     seconds = table.get("seconds")
+    clock_mode = table.get("clock", "wall")
+    if clock_mode not in CLOCK_MODES:
+        raise ConfigError(f"{source}: [tournament] clock = {clock_mode!r} must be one of {', '.join(CLOCK_MODES)}")
     return TournamentConfig(
         name=table.get("name", Path(source).stem),
         players=tuple(players),
@@ -228,6 +235,7 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
         seconds=None if seconds is None else float(seconds),
         increment=float(table.get("increment", 0.0)),
         full_turn_limit=table.get("full_turn_limit"),
+        clock_mode=clock_mode,
     )
 
 

@@ -33,6 +33,7 @@ import chess
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.isolation import (
     MEMORY_LIMIT_BYTES,
     BotProcessDied,
@@ -158,32 +159,43 @@ def check_bot(spec: BotSpec, variant: str = "rbc") -> None:
             )
 
 
-def isolated(spec: BotSpec) -> bool:
-    """Whether `spec`'s bot plays in its own process: as it says, else when it ponders or is loaded from a ``.py`` file.
+def isolated(spec: BotSpec, cpu_clock: bool = False) -> bool:
+    """Whether `spec`'s bot plays in its own process: under a CPU clock always, else as it says, else when it ponders
+    or is loaded from a ``.py`` file.
 
     >>> isolated(BotSpec("mine", "bots/my_bot.py")), isolated(BotSpec("r", "random"))
     (True, False)
     >>> isolated(BotSpec("mine", "bots/my_bot.py", isolate=False)), isolated(BotSpec("r", "random", ponder=True))
     (False, True)
+    >>> isolated(BotSpec("r", "random"), cpu_clock=True)
+    True
     """
+    if cpu_clock:
+        return True
     return spec.isolate if spec.isolate is not None else spec.ponder or spec.bot.endswith(".py")
 
 
-def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
+def build_player(spec: BotSpec, seed: int, rules: Rules[Any], cpu_clock: bool = False) -> Player:
     """The bot `spec` names, seeded, in this process or (see `isolated`) in its own.
 
+    With `cpu_clock` it plays in its own process, in a cgroup of its own whose CPU its clock is
+    charged (see :mod:`blindchess.arbiter.cpu_clock`); ``isolate = false`` cannot go with it.
+
     Raises:
-        BotConstructionError: the bot cannot be built (in its own process: it raised or died).
+        BotConstructionError: the bot cannot be built (in its own process: it raised or died),
+            or a CPU clock is asked of a bot that must not be isolated, or where no cgroup can be made.
     """
-    if not isolated(spec):
+    if cpu_clock and spec.isolate is False:
+        raise BotConstructionError(f"player {spec.label!r}: a CPU clock plays every bot in its own process, but isolate is false")
+    if not isolated(spec, cpu_clock):
         return _build_here(spec, seed, rules)
     limit = MEMORY_LIMIT_BYTES if spec.memory_limit_mib is None else spec.memory_limit_mib * 2**20
     player_class = resolve_player_class(spec.bot)
     try:
         player: Player = isolated_player(
-            player_class, functools.partial(_build_here, spec, seed, rules), limit, ponder=spec.ponder
+            player_class, functools.partial(_build_here, spec, seed, rules), limit, ponder=spec.ponder, cpu_clock=cpu_clock
         )
-    except (IsolatedBotError, BotProcessDied, PonderingUnsupportedError) as error:
+    except (IsolatedBotError, BotProcessDied, PonderingUnsupportedError, CpuClockUnavailableError) as error:
         raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
     return player
 
@@ -209,8 +221,9 @@ def play_game(spec: GameSpec) -> GameResult:
     players: list[Player] = []
     try:
         rules = variant_rules(spec.variant)
-        players.append(build_player(spec.white, spec.white_seed, rules))
-        players.append(build_player(spec.black, spec.black_seed, rules))
+        cpu_clock = spec.clock_mode == "cpu"
+        players.append(build_player(spec.white, spec.white_seed, rules, cpu_clock))
+        players.append(build_player(spec.black, spec.black_seed, rules, cpu_clock))
     except (PlayerLoadError, BotConstructionError, BotSettingError, UnknownVariantError) as error:
         _close(players)
         return failed(spec.key, str(error), setup_error=True)
@@ -230,7 +243,11 @@ def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> Ga
     random.seed((spec.white_seed << 64) | spec.black_seed)  # reconchess's bots draw from the random module
     turn_limit = spec.full_turn_limit if spec.full_turn_limit is not None else getattr(rules, "full_turn_limit", None)
     clocks = (spec.time_control(white=True), spec.time_control(white=False))
-    game: LocalGame[Any] = LocalGame(full_turn_limit=turn_limit, rules=rules, time_controls=clocks)
+    meters = None
+    if spec.clock_mode == "cpu":
+        assert isinstance(white, IsolatedPlayer) and isinstance(black, IsolatedPlayer), "a CPU clock plays bots isolated"
+        meters = (white.cpu_seconds, black.cpu_seconds)
+    game: LocalGame[Any] = LocalGame(full_turn_limit=turn_limit, rules=rules, time_controls=clocks, meters=meters)
     started = time.monotonic()
     try:
         winner, reason, history = play_local_game(white, black, game=game)

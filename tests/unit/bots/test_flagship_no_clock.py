@@ -98,6 +98,6 @@ def test_a_match_prints_each_fault_and_counts_the_games_with_one(tmp_path: Path)
     line = "BeliefBot (white) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)"
     result = GameResult(key="m#0", winner=None, reason="TURN_LIMIT", turns=4, seconds=0.1, faults=(line,), history=history.to_json())
     summary, progress = MatchSummary((BotRecord("a"), BotRecord("b"))), io.StringIO()
-    _record_game(summary, 0, spec, "1-a-vs-b", result, 1, tmp_path, "stamp", progress)
+    _record_game(summary, 0, spec, result, 1, tmp_path, "stamp-1-a-vs-b", progress, ("match", "a"))
     assert f"    fault: {line}\n" in progress.getvalue()
     assert "games with a bot fault or a planner or selector failure: 1" in summary.table()

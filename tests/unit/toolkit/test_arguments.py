@@ -127,6 +127,7 @@ BAD_ARGUMENTS: dict[str, tuple[tuple[str, ...], str]] = {
     "replay": (("game.json", "--color", "green"), "argument --color: invalid choice: 'green'"),
     "playback": (("game.json", "random", "green"), "argument color: invalid choice: 'green'"),
     "posterior": (("data", "--out", "shards", "--games", "0"), "argument --games: must be a whole number >= 1"),
+    "match-report": (("/no/such/folder",), "/no/such/folder holds no results.jsonl"),
 }
 """One bad argument per command, and what its error line must say."""
 
@@ -147,6 +148,7 @@ REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "connect": ("random",), "invite": ("bot1",), "imcs": ("random", "--server", "localhost:1", "--user", "u", "--password", "p", "--offer"),
     "simulchess": ("random", "random"), "match": ("random", "random"), "tournament": ("config.toml",), "sprt": ("attacker", "random"),
     "replay": ("game.json",), "playback": ("game.json", "random", "white"), "posterior": ("data", "--out", "shards"),
+    "match-report": ("folder",),
 }  # fmt: skip
 """What each command needs besides its options, so that an unknown option is the only thing wrong."""
 
