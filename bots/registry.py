@@ -14,36 +14,57 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 import inspect
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.loading import PlayerLoadError, load_player
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
 
 from .random_bot import SeedLike
 
-BOTS: dict[str, str] = {
-    "random": "blindchess.bots.random_bot:RandomBot",
-    "attacker": "blindchess.bots.attacker_bot:AttackerBot",
-    "trout": "blindchess.bots.trout_bot:TroutBot",
-    # BeliefBot presets (bots/presets.py), one per sense planner: the sensing ablation's players.
-    "flagship": "blindchess.bots.flagship:FlagshipBot",
-    "flagship-hybrid": "blindchess.bots.flagship:HybridFlagshipBot",
-    "flagship-learned": "blindchess.bots.flagship:LearnedFlagshipBot",
-    "belief-random": "blindchess.bots.presets:RandomSenseBot",
-    "belief-trout": "blindchess.bots.presets:TroutSenseBot",
-    "belief-eig": "blindchess.bots.presets:EntropySenseBot",
-    "belief-size": "blindchess.bots.presets:ExpectedSizeSenseBot",
-    "belief-marginal": "blindchess.bots.presets:MarginalEntropySenseBot",
-    "belief-evoi": "blindchess.bots.presets:ValueOfInformationSenseBot",
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """One registered bot, declared once: the registry, the command line's lists and, for a preset, its config
+    (`blindchess.bots.flagship_config.CONFIGS`) come from here.
+
+    Attributes:
+        target: ``"module:Class"`` of the bot's class, imported only when the bot is asked for.
+        preset: for a `BeliefBot` preset, its settings over `FlagshipConfig`'s defaults (None: no preset).
+            Every preset but the flagship gets its class from `blindchess.bots.presets.preset_bot`.
+    """
+
+    target: str
+    preset: Optional[Mapping[str, Any]] = None
+
+
+PRESET_TARGET = "blindchess.bots.presets:PlannerPresetBot"
+ABLATION_PLANNERS = ("random", "trout", "eig", "size", "marginal", "evoi")
+"""The sense planners of the sensing ablation, each with a ``belief-<planner>`` preset (names of `blindchess.sensing.PLANNERS`)."""
+
+BOTS: dict[str, BotEntry] = {
+    "random": BotEntry("blindchess.bots.random_bot:RandomBot"),
+    "attacker": BotEntry("blindchess.bots.attacker_bot:AttackerBot"),
+    "trout": BotEntry("blindchess.bots.trout_bot:TroutBot"),
+    "flagship": BotEntry("blindchess.bots.flagship:FlagshipBot", preset={}),
+    "flagship-hybrid": BotEntry(PRESET_TARGET, preset={"belief": {"kind": "hybrid"}}),
+    "flagship-learned": BotEntry(PRESET_TARGET, preset={"belief": {"kind": "learned"}}),
+    # The sensing ablation's players: the flagship's selector and board set with each planner, no clock plan.
+    **{f"belief-{name}": BotEntry(PRESET_TARGET, preset={"time_managed": False, "planner": {"name": name}}) for name in ABLATION_PLANNERS},
+    # Bots of upper layers, named by string so nothing here imports them: the recon boards' bot, and the
+    # policy trained in the learning environment and shipped for its variant (env/models/<variant>.pt).
+    "recon": BotEntry("blindchess.variants.recon_bot:ReconMiniChessBot"),
+    "policy": BotEntry("blindchess.env.policy_bot:PolicyBot"),
 }
-"""Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
+"""Registered short name -> its declaration. Add bots with :func:`register_bot`."""
 
 
 class DuplicateBotNameError(BlindchessError, ValueError):
@@ -60,9 +81,9 @@ def register_bot(name: str, target: str) -> None:
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"bot target must look like 'package.module:Class', got {target!r}")
-    if BOTS.get(name, target) != target:
-        raise DuplicateBotNameError(f"bot name {name!r} is already registered to {BOTS[name]!r}")
-    BOTS[name] = target
+    if name in BOTS and BOTS[name] != BotEntry(target):
+        raise DuplicateBotNameError(f"bot name {name!r} is already registered to {BOTS[name].target!r}")
+    BOTS[name] = BotEntry(target)
 
 
 def resolve_bot(spec: str) -> tuple[str, type[Player]]:
@@ -72,17 +93,19 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
         PlayerLoadError: `spec` is no registered name and cannot be loaded; the message suggests the
             closest registered names (``did you mean 'trout'?``) and lists them all.
     """
-    target = BOTS.get(spec)
-    if target is not None:
-        module_name, _, class_name = target.partition(":")
+    entry = BOTS.get(spec)
+    if entry is not None:
+        if entry.target == PRESET_TARGET:
+            from .presets import preset_bot
+
+            return spec, preset_bot(spec)
+        module_name, _, class_name = entry.target.partition(":")
         player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
         return spec, player_class
     try:
         return load_player(spec)
     except PlayerLoadError as error:
-        close = difflib.get_close_matches(spec, BOTS, n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
-        raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
+        raise PlayerLoadError(f"{error}{did_you_mean(spec, BOTS, n=3)} (registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
 class BotConstructionError(BlindchessError, ValueError):

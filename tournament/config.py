@@ -49,10 +49,10 @@ import numpy as np
 
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 
 from .spec import BotSpec, GameSpec
-from .task import BotSettingError, did_you_mean
+from .task import BotSettingError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -11,10 +11,10 @@ import pytest
 
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.flagship_config import CONFIGS, FAST_FLAGSHIP, PRESETS, FlagshipConfig, PlannerConfig, configure
-from blindchess.bots.presets import EntropySenseBot
-from blindchess.bots.time_management import TimeManager
+from blindchess.bots.presets import preset_bot
 from blindchess.config_tree import ConfigError, build, to_toml
-from blindchess.moving.selector_config import SelectorConfig
+from blindchess.moving.selector_config import HuntSettings, SelectorConfig
+from blindchess.moving.time_management import TimeManager
 from blindchess.tournament.config import parse_config, parse_settings, tomllib
 from blindchess.tournament.spec import BotSpec
 from blindchess.tournament.task import BotSettingError, check_bot
@@ -34,17 +34,18 @@ def test_every_preset_is_built_again_from_its_printed_toml(config: FlagshipConfi
 
 
 def test_python_tournament_toml_and_settings_strings_take_the_same_names() -> None:
-    python = FlagshipBot.configured({"selector": {"boards": 4, "hunt_material": math.inf}, "clock": {"reserve": 5.0}, "preset": "fast"})
-    command_line = parse_settings('preset = "fast", selector.boards = 4, selector.hunt_material = inf, clock.reserve = 5.0', "--settings")
+    settings = {"selector": {"boards": 4, "hunt": {"material": math.inf}}, "clock": {"reserve": 5.0}, "preset": "fast"}
+    python = FlagshipBot.configured(settings)
+    command_line = parse_settings('preset = "fast", selector.boards = 4, selector.hunt.material = inf, clock.reserve = 5.0', "--settings")
     tournament = parse_config(tomllib.loads(
         '[tournament]\nformat = "round-robin"\n'
         '[players.a]\nbot = "flagship"\n'
-        'settings = { preset = "fast", selector = { boards = 4, hunt_material = inf }, clock = { reserve = 5.0 } }\n'
+        'settings = { preset = "fast", selector = { boards = 4, hunt = { material = inf } }, clock = { reserve = 5.0 } }\n'
         '[players.b]\nbot = "random"\n'
     ))
     (spec,) = [player for player in tournament.players if player.label == "a"]
     assert FlagshipBot.configured(command_line) == FlagshipBot.configured(spec.settings) == python
-    assert python.selector == dataclasses.replace(FAST_FLAGSHIP.selector, boards=4, hunt_material=math.inf)
+    assert python.selector == dataclasses.replace(FAST_FLAGSHIP.selector, boards=4, hunt=HuntSettings(material=math.inf))
     assert python.clock == TimeManager(reserve=5.0) and python.planner == PlannerConfig()
 
 
@@ -92,13 +93,13 @@ def test_python_construction_is_checked_too() -> None:
 def test_nothing_changes_after_construction() -> None:
     base = CONFIGS["flagship"]
     changed = configure(base, {"preset": "no-hunt"})
-    assert base == FlagshipConfig() and changed.selector.hunt_material == changed.planner.hunt_material == math.inf
+    assert base == FlagshipConfig() and changed.selector.hunt.material == changed.planner.hunt_material == math.inf
     with pytest.raises(dataclasses.FrozenInstanceError):
         base.selector.boards = 3  # type: ignore[misc]
 
 
 def test_a_bot_is_built_from_its_config() -> None:
-    bot = EntropySenseBot(rng=1, preset="fast", low_clock_seconds=3.0, planner={"name": "size"})
+    bot = preset_bot("belief-eig")(rng=1, preset="fast", low_clock_seconds=3.0, planner={"name": "size"})
     try:
         assert bot.settings == configure(CONFIGS["belief-eig"], {"preset": "fast", "low_clock_seconds": 3.0, "planner": {"name": "size"}})
         assert bot.time_manager is None and bot.low_clock_seconds == 3.0
