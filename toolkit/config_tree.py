@@ -99,7 +99,8 @@ def _unknown(config: object, path: str, prefix: str, renamed: Mapping[str, str])
     """The error for `path`, no setting of `config`: its new name if it was renamed, else the few nearest names."""
     if path in renamed:
         return ConfigError(f"setting {path!r} is now {renamed[path]!r}; rename it where it is set")
-    hint = did_you_mean(path, _leaf_names(type(config), prefix), n=3)
+    names = dict.fromkeys([*_field_types(type(config)), *_leaf_names(type(config), "")])  # tables and nested settings too
+    hint = did_you_mean(path[len(prefix):], names, n=3, prefix=prefix)
     if hint:
         return ConfigError(f"unknown setting {path!r}{hint}")
     owner = prefix.rstrip(".") or type(config).__name__

@@ -23,6 +23,7 @@ from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.search import Deadline, FixedDepth, Timed, policy_for
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import LOSS, WIN, Sample, Scores, StockfishMoveSelector
+from blindchess.moving.time_management import TimeManager
 
 ROOK_SWEEP = "6k1/8/8/8/8/8/r7/6K1 w - - 0 1"
 """Black's rook sweeps the second rank: Kf2, Kg2 and Kh2 walk into it."""
@@ -87,7 +88,9 @@ def test_plan_takes_the_contexts_budgets_and_panics_on_a_low_clock(selector: Sto
     assert (plan.deadline.budget, plan.deadline.hard, plan.panic) == (1.5, 4.0, False)
     assert selector.plan(10.0, MoveContext(chess.WHITE)).panic  # under panic.seconds
     own = selector.plan(68.0, MoveContext(chess.WHITE, 3.0))
-    assert own.deadline.budget == pytest.approx(60.0 / 30 + 0.5 * 3.0) == selector.budget(68.0, 3.0)
+    # the clock is planned in one place: the time manager's first turn, its increment share (0.85) included
+    assert own.deadline.budget == pytest.approx(60.0 / 30 + 0.85 * 3.0) == selector.budget(68.0, 3.0)
+    assert selector.budget(68.0, 3.0) == TimeManager().turn_seconds(68.0, 3.0) and selector.budget(68.0, 0.0) == 60.0 / 30
     timed = StockfishMoveSelector(SelectorConfig())
     try:
         assert timed.plan(100.0, MoveContext(chess.WHITE, budget=0.1)).panic  # too short a budget to search

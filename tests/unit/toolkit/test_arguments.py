@@ -58,8 +58,14 @@ def in_process(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> sub
         (("match", "random", "random", "--seconds", "nan"), "must be a finite number of seconds, got 'nan'"),
         (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
         (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
-        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords'; did you mean 'selector.boards'"),
-        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings 'selector.boards =' is not the inside of a TOML"),
+        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords' (did you mean 'selector.boards'"),
+        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings selector.boards =: no value after '='"),
+        (
+            ("match", "flagship", "random", "--settings", "selector.boards=abc"),
+            "--settings selector.boards=abc: 'abc' is no number, true/false or table; quote a string: selector.boards=\"abc\"",
+        ),
+        (("match", "flagship", "random", "--settings", "preset=fast, selector.boards=4"), 'quote a string: preset="fast"'),
+        (("match", "flagship", "random", "--settings", "selector.boards"), "--settings 'selector.boards' is not NAME=VALUE"),
         (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
         (
             ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),
@@ -103,3 +109,11 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_is_behind_v(tmp_path:
     out = tmp_path / "games"
     out.write_text("a file where the folder should be")
     one_line_error(blindchess("match", "random", "random", "--out", str(out)), "is a file, not a folder")
+
+
+@pytest.mark.parametrize("settings", ["selector.boards=abc", "selector.engine.path=/usr/bin/stockfish", "a = 1, b = [1,", "a=1, a=2"])
+def test_a_settings_error_names_the_setting_not_a_toml_column(settings: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41: ``selector.boards=abc`` answered "Invalid value (at line 1, column 29)" for a 19-character input."""
+    run = in_process(("match", "flagship", "random", "--settings", settings), capsys)
+    assert run.returncode == 2 and "column" not in run.stderr and "line 1" not in run.stderr, run.stderr
+    assert settings.split("=")[0].split(",")[0].strip() in run.stderr
