@@ -23,10 +23,10 @@ from blindchess.bots.flagship_config import (
 )
 from blindchess.bots.presets import PlannerPresetBot, preset_bot
 from blindchess.bots.registry import BOTS, resolve_bot
-from blindchess.sensing import PLANNERS, EvoiSettings, ValueOfInformationSensePlanner
 from blindchess.config_tree import ConfigError, build, to_toml
 from blindchess.moving.selector_config import HuntSettings, SelectorConfig
 from blindchess.moving.time_management import TimeManager
+from blindchess.sensing import PLANNERS, EvoiSettings, ValueOfInformationSensePlanner
 from blindchess.tournament.config import parse_config, parse_settings, tomllib
 from blindchess.tournament.spec import BotSpec
 from blindchess.tournament.task import BotSettingError, check_bot
