@@ -46,7 +46,7 @@ from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.time_management import TimeManager
 from blindchess.sensing import PLANNERS, EvoiSettings, SensePlanner, ValueOfInformationSensePlanner, make_planner
 
-from .registry import BOTS
+from .roster import BOTS
 
 
 def _board_set(config: BeliefConfig) -> Belief:
@@ -190,6 +190,6 @@ FAST_FLAGSHIP = configure(FlagshipConfig(), {"preset": "fast"})
 CONFIGS: dict[str, FlagshipConfig] = {
     name: override(FlagshipConfig(), entry.preset) for name, entry in BOTS.items() if entry.preset is not None
 }
-"""The config of every registered preset bot, by its short name (`blindchess.bots.registry.BOTS` declares them):
+"""The config of every registered preset bot, by its short name (`blindchess.bots.roster.BOTS` declares them):
 the flagship on each belief, and ``belief-<planner>``, the flagship's selector and board set with each planner
 and no clock plan."""

@@ -1,7 +1,7 @@
 """Named `BeliefBot` presets: the flagship on each belief, and one per sense planner, all with the same move selector.
 
 They differ only in their config (:mod:`blindchess.bots.flagship_config`), declared with their name
-in the registry (`blindchess.bots.registry.BOTS`): the planner, which is what the sensing ablation
+in the registry (`blindchess.bots.roster.BOTS`): the planner, which is what the sensing ablation
 compares, the clock plan and the belief (`preset_bot` makes each one's class). Every preset is a `Player` class constructible with just
 ``rng``, so the registry and `blindchess match` can build it; settings given to the
 constructor (as Python, a tournament's TOML or ``--settings``) override its config.
@@ -67,7 +67,7 @@ class PlannerPresetBot(BeliefBot):
 
 @functools.cache
 def preset_bot(name: str) -> type[PlannerPresetBot]:
-    """The class of the registered preset `name` (`blindchess.bots.registry.BOTS`): its `config` is ``CONFIGS[name]``.
+    """The class of the registered preset `name` (`blindchess.bots.roster.BOTS`): its `config` is ``CONFIGS[name]``.
 
     The flagship has a class of its own (`blindchess.bots.flagship.FlagshipBot`, for `load_player` and for
     subclassing); every other preset is this class, made once per name.
