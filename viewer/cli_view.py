@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from blindchess.arguments import add_command, positive_seconds
+from blindchess.dependencies import require
 
 
 def add_parser(subparsers: Any) -> None:
@@ -39,6 +40,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("fastapi", "uvicorn", extra="server")  # the viewer is a web application: say so before anything starts
     from blindchess.arbiter.history import GameHistory, HistoryFormatError
     from blindchess.viewer.app import served_viewer
     from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS

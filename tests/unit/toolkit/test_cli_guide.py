@@ -122,10 +122,13 @@ def test_a_missing_optional_package_is_reported_before_any_work(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
     with pytest.raises(SystemExit) as exit_info:
         sensing_ablation.main([])
-    assert "matplotlib is not installed" in str(exit_info.value.code) and "pip install -e '.[experiments]'" in str(exit_info.value.code)
+    message = str(exit_info.value.code)
+    assert "matplotlib is not installed" in message and "pip install 'blindchess[experiments]'" in message
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 2
-    assert "uvicorn is not installed; install it with: pip install -e '.[server]'" in capsys.readouterr().err
+    assert "uvicorn is not installed; install it with: pip install 'blindchess[server]'" in capsys.readouterr().err
+    assert main(["view", "--port", "0"]) == 2  # the viewer serves through uvicorn too: said before anything starts
+    assert "blindchess view: uvicorn is not installed" in capsys.readouterr().err
     with pytest.raises(MissingDependencyError):
         require("uvicorn", extra="server")
