@@ -194,8 +194,8 @@ class StockfishMoveSelector:
 
     def budget(self, seconds_left: float, increment: float) -> float:
         """Seconds to spend on this move when the bot gives no budget: the clock plan's first turn, all of it
-        (`TimeManager.turn_seconds`), so the clock is planned in one place with one set of defaults."""
-        return self.clock.turn_seconds(seconds_left, increment)
+        (`TimeManager.turn_budget`), so the clock is planned in one place with one set of defaults."""
+        return self.clock.turn_budget(seconds_left, increment)
 
     def plan(self, seconds_left: float, context: MoveContext) -> Plan:
         """The move's deadline (the context's budgets, else `budget`), search policy and panic.

@@ -187,7 +187,7 @@ class TimeManager:
             difficulty: the turn's weight, clipped to [0.5, 2] (see `difficulty`).
             overhead: seconds per turn the bot spends outside the planner and selector.
         """
-        turn_seconds = self.turn_seconds(seconds_left, increment, turn, difficulty)
+        turn_seconds = self.turn_budget(seconds_left, increment, turn, difficulty)
         if math.isinf(turn_seconds):
             return Allotment(math.inf, math.inf, math.inf)
         usable = max(0.0, seconds_left - self.reserve)
@@ -198,14 +198,14 @@ class TimeManager:
         move = (1.0 - self.sense_share) * turn_seconds
         return Allotment(self.sense_share * turn_seconds, move, max(move, min(self.hard_factor * move, cap - overhead)))
 
-    def turn_seconds(self, seconds_left: float, increment: float, turn: int = 0, difficulty: float = 1.0) -> float:
+    def turn_budget(self, seconds_left: float, increment: float, turn: int = 0, difficulty: float = 1.0) -> float:
         """``min(base * difficulty, cap)`` of the module docstring: the turn's seconds before the overhead and the split.
 
         With the defaults (turn 0, difficulty 1) it is also the whole plan of a selector that no
         bot hands a budget (`blindchess.moving.stockfish_selector.StockfishMoveSelector.budget`):
         the clock is planned here and nowhere else.
 
-        >>> TimeManager().turn_seconds(68.0, 0.0)  # (68 - 8) / 30
+        >>> TimeManager().turn_budget(68.0, 0.0)  # (68 - 8) / 30
         2.0
         """
         if math.isinf(seconds_left):

@@ -90,7 +90,7 @@ def test_plan_takes_the_contexts_budgets_and_panics_on_a_low_clock(selector: Sto
     own = selector.plan(68.0, MoveContext(chess.WHITE, 3.0))
     # the clock is planned in one place: the time manager's first turn, its increment share (0.85) included
     assert own.deadline.budget == pytest.approx(60.0 / 30 + 0.85 * 3.0) == selector.budget(68.0, 3.0)
-    assert selector.budget(68.0, 3.0) == TimeManager().turn_seconds(68.0, 3.0) and selector.budget(68.0, 0.0) == 60.0 / 30
+    assert selector.budget(68.0, 3.0) == TimeManager().turn_budget(68.0, 3.0) and selector.budget(68.0, 0.0) == 60.0 / 30
     timed = StockfishMoveSelector(SelectorConfig())
     try:
         assert timed.plan(100.0, MoveContext(chess.WHITE, budget=0.1)).panic  # too short a budget to search
