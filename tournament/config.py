@@ -247,10 +247,10 @@ def parse_settings(text: str, flag: str) -> dict[str, Any]:
 
     >>> parse_settings('preset = "fast", selector.boards = 4', "--settings")
     {'preset': 'fast', 'selector': {'boards': 4}}
-    >>> parse_settings("selector.engine.path=stockfish", "--settings")
+    >>> parse_settings("path=sf", "--settings")
     Traceback (most recent call last):
     ...
-    blindchess.tournament.task.BotSettingError: --settings selector.engine.path=stockfish: ... selector.engine.path="stockfish"
+    blindchess.tournament.task.BotSettingError: --settings path=sf: 'sf' is no number, true/false or table; quote a string: path="sf"
 
     Raises:
         BotSettingError: `text` is no such thing: the message names `flag` and the setting as typed, not a TOML column.
