@@ -1,8 +1,9 @@
 """Command-line argument types shared by every subcommand: each checks its value at the edge.
 
-An argparse ``type=`` that raises `argparse.ArgumentTypeError` makes argparse print one line,
-``blindchess serve: error: argument --port: must be 1..65535, got '99999'``, and exit with
-status 2, before any work starts. Imports nothing of ours, so every layer may use it.
+An argparse ``type=`` that raises `argparse.ArgumentTypeError` makes the command print one line
+(`blindchess.command_errors.CommandParser`), ``blindchess serve: error: argument --port: must be
+a port number 0..65535 (0: any free port), got '99999'; see 'blindchess serve --help'``, and exit
+with status 2, before any work starts. Imports nothing of ours, so every layer may use it.
 
 >>> positive_seconds("2.5")
 2.5

@@ -66,6 +66,7 @@ from blindchess.arbiter.results import describe_result, run_stamp, safe_file_nam
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.arguments import add_command, non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
+from blindchess.command_errors import BadInputError
 from blindchess.text_tables import table
 
 from .base import ExecutorError
@@ -278,7 +279,8 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         ExecutorError: the executor cannot start.
     """
     first, second = _bot_name(args.white), _bot_name(args.black)
-    labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
+    # One name per bot in the table, the progress lines and the history files: `my_bot.py` is `MyBot` in all three.
+    labels = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
     game_clock = TimeControl(args.seconds, args.increment)
     clocks = (args.tc_first, args.tc_second)
     summary = MatchSummary((BotRecord(labels[0], str(clocks[0] or game_clock)), BotRecord(labels[1], str(clocks[1] or game_clock))))
@@ -295,7 +297,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         for label, bot, setting, ponder, clock in zip(labels, (args.white, args.black), settings, ponders, clocks, strict=True)
     )
     for bot_spec in bots:
-        check_bot(bot_spec)
+        check_bot(bot_spec, args.variant)
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
@@ -399,8 +401,7 @@ def run(args: argparse.Namespace) -> int:
     except (
         PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError
     ) as error:
-        sys.stderr.write(f"blindchess match: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     sys.stdout.write(summary.table() + "\n")
     if summary.interrupted:
         return 130

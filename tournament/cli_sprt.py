@@ -32,6 +32,7 @@ from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command, non_negative_seconds, positive_int, positive_seconds
+from blindchess.command_errors import BadInputError
 
 from .base import ExecutorError
 from .cli_tournament import add_executor_arguments
@@ -84,12 +85,11 @@ def run(args: argparse.Namespace) -> int:
         b = BotSpec("B", args.b, parse_settings(args.b_settings, "--b-settings"), ponder=args.ponder in ("b", "both"))
         if a.same_player(b):
             raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
-        check_bot(a)
-        check_bot(b)
+        check_bot(a, args.variant)
+        check_bot(b, args.variant)
         executor = make_executor(args.executor, args.workers, args.address)
     except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError) as error:
-        sys.stderr.write(f"blindchess: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     config = TournamentConfig(
         name="sprt", players=(a, b), seed=args.seed, variant=args.variant, seconds=args.seconds,
         increment=args.increment, full_turn_limit=args.full_turn_limit,
@@ -102,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
         todo, recorded = _resume(store, specs)
     except (ResultStoreError, OSError) as error:
         executor.close()
-        sys.stderr.write(f"blindchess: error: --db {args.db}: {error}\n")
-        return 2
+        raise BadInputError(f"--db {args.db}: {error}") from error
     if recorded:
         sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
     by_key = {spec.key: spec for spec in todo}
@@ -149,8 +148,7 @@ def run(args: argparse.Namespace) -> int:
                 if decision is not SprtDecision.CONTINUE:
                     break
     except SetupError as error:
-        sys.stderr.write(f"blindchess: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -21,6 +21,7 @@ from typing import Any
 
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command, positive_int
+from blindchess.command_errors import BadInputError, RunFailedError
 
 from .base import ExecutorError
 from .config import ConfigError, load_config
@@ -63,21 +64,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         for player in config.players:
-            check_bot(player)
+            check_bot(player, config.variant)
     except (ConfigError, PlayerLoadError, BotSettingError) as error:
-        return _fail(error)
+        raise BadInputError(str(error)) from error
     schedule = config.schedule()
     db = Path(args.db) if args.db else Path("results") / f"{config.name}.sqlite"
     try:
         store = ResultStore(db)  # refuses a damaged file, naming it (and the row at fault)
     except ResultStoreError as error:
-        return _fail(error)
+        raise BadInputError(str(error)) from error
     with store:
         if not args.report_only:
             try:
                 executor = make_executor(args.executor, args.workers, args.address)
             except ExecutorError as error:
-                return _fail(error)
+                raise BadInputError(str(error)) from error
             try:
                 report = run_schedule(
                     schedule, store, executor, retry_failed=args.retry_failed, progress=None if args.no_progress else sys.stderr
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write(f"interrupted: {store.count()} games recorded in {db}; the same command resumes the run\n")
                 return 130
             except (SetupError, ResultStoreError) as error:
-                return _fail(error)
+                raise BadInputError(str(error)) from error
             finally:
                 executor.close()
             sys.stderr.write(
@@ -96,19 +97,14 @@ def run(args: argparse.Namespace) -> int:
     keys = {spec.key for spec in schedule}
     rows = [row for row in rows if row.key in keys]
     if not any(row.ok for row in rows):
-        sys.stderr.write(f"no played games of this config in {db}\n")
-        return 1
+        raise RunFailedError(f"no played games of this config in {db}")
     try:
         result = standings(rows)
     except StatisticsError as error:
-        return _fail(error)
+        raise BadInputError(str(error)) from error
     sys.stdout.write(table(result) + "\n")
     if args.plot:
         plot(result, args.plot, title=config.name)
         sys.stderr.write(f"plot saved to {args.plot}\n")
     return 0
 
-
-def _fail(error: Exception) -> int:
-    sys.stderr.write(f"blindchess: error: {error}\n")
-    return 2

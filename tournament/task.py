@@ -43,7 +43,7 @@ from blindchess.arbiter.isolation import (
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
-from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
+from blindchess.bots.registry import BOTS, BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError, did_you_mean
 
 # The variant table moved to the variants layer (the learning environment reads it too); imported under
@@ -75,15 +75,50 @@ def resolve_player_class(bot: str) -> type[Player]:
     return resolve_bot(bot)[1]
 
 
-def check_bot(spec: BotSpec) -> None:
-    """Raise now what would make every game of `spec` fail: an unknown bot or a setting it does not take.
+def plays(player_class: type[Player], variant: str) -> bool:
+    """Whether bots of `player_class` can play `variant` (`Player.variants`: 8x8 RBC unless the class says more).
+
+    >>> from blindchess.bots.random_bot import RandomBot
+    >>> from blindchess.bots.trout_bot import TroutBot
+    >>> plays(RandomBot, "teaching-4x4"), plays(TroutBot, "teaching-4x4"), plays(TroutBot, "rbc")
+    (True, False, True)
+    """
+    played = getattr(player_class, "variants", Player.variants)
+    return played is None or variant in played
+
+
+def bots_playing(variant: str) -> list[str]:
+    """The short names of the bots that can play `variant`, for the error that refuses one that cannot.
+
+    Imports every registered bot's module (a few seconds, the neural ones' torch included): only
+    the refusal, after a bot has already failed the check, asks for this list.
+    """
+    names = []
+    for name in sorted(BOTS):
+        try:
+            player_class = resolve_player_class(name)
+        except (ImportError, PlayerLoadError):  # a bot whose optional dependency is missing plays nothing here
+            continue
+        if plays(player_class, variant):
+            names.append(name)
+    return names
+
+
+def check_bot(spec: BotSpec, variant: str = "rbc") -> None:
+    """Raise now what would make every game of `spec` fail: an unknown bot, one that cannot play `variant`,
+    or a setting it does not take.
 
     Raises:
         PlayerLoadError: the bot cannot be found.
-        BotSettingError: a setting is not a parameter of the bot's constructor, or `spec`
-            asks to ponder of a bot with no ``ponder`` method.
+        BotSettingError: the bot cannot play `variant`, a setting is not a parameter of the bot's
+            constructor, or `spec` asks to ponder of a bot with no ``ponder`` method.
     """
     player_class = resolve_player_class(spec.bot)
+    if not plays(player_class, variant):
+        raise BotSettingError(
+            f"player {spec.label!r}: bot {spec.bot!r} cannot play {variant}"
+            f" (it plays {', '.join(sorted(player_class.variants or ()))}); bots that can: {', '.join(bots_playing(variant))}"
+        )
     if spec.ponder and not supports_pondering(player_class):
         raise BotSettingError(f"player {spec.label!r}: bot {spec.bot!r} cannot ponder (it has no ponder(stop) method)")
     configured = getattr(player_class, "configured", None)  # a bot built from a config tree checks its own settings

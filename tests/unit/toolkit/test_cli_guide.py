@@ -103,7 +103,7 @@ def test_connect_reports_a_wrong_password_as_such(capsys: pytest.CaptureFixture[
         register(server.url, ["alice"])  # password pw-alice
         code = main(["connect", "random", "--server", server.url, "--username", "alice", "--password", "wrong", "--out", str(tmp_path)])
         captured = capsys.readouterr()
-        assert code == 1
+        assert code == 2  # refused credentials are bad input, as in `invite` (was 1 here, 2 there)
         assert "authentication failed for user 'alice'" in captured.err
         assert "connected" not in captured.out  # said only after the server accepted the credentials
         code = main(["invite", "alice", "--server", server.url, "--username", "nobody", "--password", "x", "--out", str(tmp_path)])
@@ -129,6 +129,6 @@ def test_a_missing_optional_package_is_reported_before_any_work(
     assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 2
     assert "uvicorn is not installed; install it with: pip install 'blindchess[server]'" in capsys.readouterr().err
     assert main(["view", "--port", "0"]) == 2  # the viewer serves through uvicorn too: said before anything starts
-    assert "blindchess view: uvicorn is not installed" in capsys.readouterr().err
+    assert "blindchess view: error: uvicorn is not installed" in capsys.readouterr().err
     with pytest.raises(MissingDependencyError):
         require("uvicorn", extra="server")
