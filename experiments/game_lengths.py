@@ -25,7 +25,7 @@ import numpy as np
 
 from blindchess.arbiter.history import GameHistory
 from blindchess.arbiter.time_control import TimeControl
-from blindchess.bots.time_management import TimeManager
+from blindchess.moving.time_management import TimeManager
 
 
 def own_turns(paths: Sequence[str], player: str) -> list[tuple[str, int]]:

@@ -59,11 +59,11 @@ from blindchess.arbiter.observations import Observation, OpponentMoved
 from blindchess.arbiter.rules import move_actions, sense_actions, sense_window
 from blindchess.beliefs.base import Belief
 from blindchess.bots.flagship import FlagshipBot
-from blindchess.bots.time_management import Allotment, TimeManager
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.regret_report import Arm, arms_from_rows, plot, table
 from blindchess.experiments.true_board_regret import ScoreFile, Values, loses_king, loses_material, regret
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
+from blindchess.moving.time_management import Allotment, TimeManager
 from blindchess.tournament.config import parse_settings
 
 CLOCK = 900.0
@@ -148,7 +148,7 @@ def snapshots(decision_list: Sequence[Decision], settings: dict[str, Any]) -> di
             if isinstance(event, OpponentMoved):
                 turn += 1
                 if turn in by_turn:
-                    found[by_turn[turn]] = Snapshot(bot.belief.copy(), tuple(bot.events), bot.turns, event)
+                    found[by_turn[turn]] = Snapshot(bot.belief.copy(), tuple(bot.game.events), bot.game.turns, event)
                 if turn >= max(by_turn):
                     break
             bot.observe(event)
@@ -201,13 +201,13 @@ def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], 
     bot.time_manager = FixedTurn(**clock, turn_seconds=turn_seconds)
     truth = decision.truth
     bot.handle_game_start(decision.color, chess.Board(decision.history.starting_fen), "opponent")
-    bot.belief, bot.events, bot.turns = snapshot.belief.copy(), list(snapshot.events), snapshot.turns
+    bot.game.belief, bot.game.events, bot.game.turns = snapshot.belief.copy(), list(snapshot.events), snapshot.turns
     bot.observe(snapshot.opponent_moved)
     selector = bot.move_selector
     assert isinstance(selector, StockfishMoveSelector)
     try:
         with ExitStack() as engines:  # start every engine before the clock does
-            for _ in range(selector.config.engines):
+            for _ in range(selector.config.engine.processes):
                 engines.enter_context(selector.pool.engine()).play(chess.Board(), chess.engine.Limit(depth=1))
         moves = move_actions(truth)
         cpu, wall = tree_cpu_seconds(), time.monotonic()

@@ -94,7 +94,6 @@ from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
 from .stats import MatchScore
 from .task import (
-    VARIANT_BOTS,
     VARIANTS,
     BotSettingError,
     UnknownVariantError,
@@ -445,8 +444,6 @@ def _clock_note(shares: tuple[float | None, float | None]) -> str:
 
 def _bot_name(bot: str) -> str:
     """The name a bot goes by in history file names: its short name, or the class name of a file or module."""
-    if bot in VARIANT_BOTS:
-        return bot
     name, _ = resolve_bot(bot)
     return name
 

@@ -18,7 +18,7 @@ as ``blindchess match --ponder`` does; docs/pondering.md), so ``blindchess sprt 
 --ponder a`` measures what pondering gains: pondering counts as a setting.
 
 Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
-the inside of a TOML inline table (``'selector.search_depth = 1, selector.boards = 4'``), so a bot can be tested against a
+the inside of a TOML inline table (``'selector.search.depth = 1, selector.boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
 accepts H0 by construction.
 """

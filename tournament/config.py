@@ -38,6 +38,7 @@ labels, so adding a player to a config schedules only the new player's games.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import zlib
@@ -51,10 +52,10 @@ import numpy as np
 from blindchess.arbiter.cpu_clock import CLOCK_MODES
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 
 from .spec import BotSpec, GameSpec
-from .task import BotSettingError, did_you_mean
+from .task import BotSettingError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -254,11 +255,57 @@ def parse_settings(text: str, flag: str) -> dict[str, Any]:
 
     >>> parse_settings('preset = "fast", selector.boards = 4', "--settings")
     {'preset': 'fast', 'selector': {'boards': 4}}
+    >>> parse_settings("path=sf", "--settings")
+    Traceback (most recent call last):
+    ...
+    blindchess.tournament.task.BotSettingError: --settings path=sf: 'sf' is no number, true/false or table; quote a string: path="sf"
 
     Raises:
-        BotSettingError: `text` is no such thing (the message names `flag`).
+        BotSettingError: `text` is no such thing: the message names `flag` and the setting as typed, not a TOML column.
     """
     try:
         return dict(tomllib.loads(f"settings = {{{text}}}")["settings"])
     except tomllib.TOMLDecodeError as error:
-        raise BotSettingError(f"{flag} {text!r} is not the inside of a TOML inline table (k = v, ...): {error}") from error
+        raise BotSettingError(_settings_error(text, flag, error)) from error
+
+
+def _settings_error(text: str, flag: str, error: tomllib.TOMLDecodeError) -> str:
+    """What is wrong with `text` in words a user typed: the first setting that does not parse alone, or the whole."""
+    for item in _top_level_items(text):
+        try:
+            tomllib.loads(f"settings = {{{item}}}")
+        except tomllib.TOMLDecodeError:
+            name, equals, value = (part.strip() for part in item.partition("="))
+            if not equals or not name:
+                return f"{flag} {item.strip()!r} is not NAME=VALUE (settings are NAME=VALUE, NAME=VALUE, ...)"
+            if not value:
+                return f"{flag} {item.strip()}: no value after '='"
+            if value[0] in "[{":
+                return f"{flag} {name}={value}: not a TOML array or table (strings in it need quotes too)"
+            return (
+                f"{flag} {name}={value}: {value!r} is no number, true/false or table; quote a string: {name}={json.dumps(value)}"
+            )
+    reason = re.sub(r" \(at (line \d+, )?(end of document|column \d+)\)", "", str(error))
+    return f"{flag} {text!r} is not a list of settings NAME=VALUE, NAME=VALUE, ...: {reason}"
+
+
+def _top_level_items(text: str) -> list[str]:
+    """`text` split at the commas outside quotes, brackets and braces.
+
+    >>> _top_level_items('a = 1, b = { c = 2, d = "x,y" }')
+    ['a = 1', ' b = { c = 2, d = "x,y" }']
+    """
+    items, depth, quote, start = [], 0, "", 0
+    for at, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[at - 1] != "\\" else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:at])
+            start = at + 1
+    return [*items, text[start:]]

@@ -45,25 +45,17 @@ from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
 from blindchess.bots.registry import BOTS, BotConstructionError, make_bot, resolve_bot
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 
 # The variant table moved to the variants layer (the learning environment reads it too); imported under
 # the same names, so `blindchess.tournament.task.VARIANTS` and its helpers keep working.
 from blindchess.variants.catalog import VARIANTS as VARIANTS
 from blindchess.variants.catalog import UnknownVariantError as UnknownVariantError
-from blindchess.variants.catalog import did_you_mean as did_you_mean
 from blindchess.variants.catalog import variant_rules as variant_rules
 
 from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
-
-VARIANT_BOTS: dict[str, str] = {
-    "recon": "blindchess.variants.recon_bot:ReconMiniChessBot",
-    # the policy trained in the learning environment and shipped for the variant (env/models/<variant>.pt)
-    "policy": "blindchess.env.policy_bot:PolicyBot",
-}
-"""Bots of the variants and the learning environment, by short name (the bots registry sits below both)."""
 
 _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "limit": lambda value: chess.engine.Limit(**value) if isinstance(value, dict) else value,
@@ -76,18 +68,11 @@ class BotSettingError(BlindchessError, ValueError):
 
 
 def resolve_player_class(bot: str) -> type[Player]:
-    """The class of `bot`: a variant bot's short name, else whatever `resolve_bot` accepts.
+    """The class of `bot`: whatever `resolve_bot` accepts.
 
     Raises:
         PlayerLoadError: unknown bot (the message names it and suggests the closest name).
     """
-    target = VARIANT_BOTS.get(bot)
-    if target is not None:
-        module_name, _, class_name = target.partition(":")
-        import importlib
-
-        player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
-        return player_class
     return resolve_bot(bot)[1]
 
 
@@ -110,7 +95,7 @@ def bots_playing(variant: str) -> list[str]:
     the refusal, after a bot has already failed the check, asks for this list.
     """
     names = []
-    for name in sorted({*BOTS, *VARIANT_BOTS}):
+    for name in sorted(BOTS):
         try:
             player_class = resolve_player_class(name)
         except (ImportError, PlayerLoadError):  # a bot whose optional dependency is missing plays nothing here

@@ -66,8 +66,14 @@ def in_process(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> sub
         (("match", "random", "random", "--seconds", "nan"), "must be a finite number of seconds, got 'nan'"),
         (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
         (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
-        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords'; did you mean 'selector.boards'"),
-        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings 'selector.boards =' is not the inside of a TOML"),
+        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords' (did you mean 'selector.boards'"),
+        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings selector.boards =: no value after '='"),
+        (
+            ("match", "flagship", "random", "--settings", "selector.boards=abc"),
+            "--settings selector.boards=abc: 'abc' is no number, true/false or table; quote a string: selector.boards=\"abc\"",
+        ),
+        (("match", "flagship", "random", "--settings", "preset=fast, selector.boards=4"), 'quote a string: preset="fast"'),
+        (("match", "flagship", "random", "--settings", "selector.boards"), "--settings 'selector.boards' is not NAME=VALUE"),
         (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
         (
             ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),
@@ -193,3 +199,11 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly() -> None:
         process.stdout.close()  # as `head` does once it has its lines: every write from now on finds no reader
         stderr = process.stderr.read()
         assert process.wait(timeout=60) == 141 and stderr == "", stderr
+
+
+@pytest.mark.parametrize("settings", ["selector.boards=abc", "selector.engine.path=/usr/bin/stockfish", "a = 1, b = [1,", "a=1, a=2"])
+def test_a_settings_error_names_the_setting_not_a_toml_column(settings: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41: ``selector.boards=abc`` answered "Invalid value (at line 1, column 29)" for a 19-character input."""
+    run = in_process(("match", "flagship", "random", "--settings", settings), capsys)
+    assert run.returncode == 2 and "column" not in run.stderr and "line 1" not in run.stderr, run.stderr
+    assert settings.split("=")[0].split(",")[0].strip() in run.stderr

@@ -88,6 +88,8 @@ def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[s
     assert main(["match", "trot", "random", "--out", str(tmp_path)]) == 2
     error = capsys.readouterr().err
     assert "'trot'" in error and "did you mean 'trout'?" in error and "registered bot names:" in error
+    listed = error.split("registered bot names: ")[1].split(")")[0].split(", ")
+    assert {"policy", "recon", "flagship", "belief-evoi"} <= set(listed)  # issue 41: every registered bot, from one declaration
     assert main(["match", "zzzzzz", "random", "--out", str(tmp_path)]) == 2
     assert "did you mean" not in capsys.readouterr().err  # nothing close: no guess
     assert not list(tmp_path.iterdir())

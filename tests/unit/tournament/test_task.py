@@ -12,7 +12,7 @@ import pytest
 
 from blindchess.bots.registry import BOTS
 from blindchess.cli import main
-from blindchess.tournament.task import VARIANT_BOTS, VARIANTS, plays, resolve_player_class
+from blindchess.tournament.task import VARIANTS, plays, resolve_player_class
 
 from .tournament_helpers import DETERMINISTIC_PLAYERS, write_config
 
@@ -53,7 +53,7 @@ def test_sprt_and_tournament_refuse_it_too(capsys: pytest.CaptureFixture[str], t
 
 def test_every_bot_declares_variants_of_the_catalog() -> None:
     """A misspelt variant in a bot's declaration would refuse it everywhere: each name is one of `VARIANTS`."""
-    for name in {*BOTS, *VARIANT_BOTS}:
+    for name in BOTS:
         player_class = resolve_player_class(name)
         assert player_class.variants is None or player_class.variants <= set(VARIANTS), name
         assert plays(player_class, "rbc") or name == "recon", name
