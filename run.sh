@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One entry point for a fresh machine: installs what is missing (Stockfish, Chromium for the
-# viewer's browser test, the blindchess package and its test dependencies), then runs a job.
+# One entry point for a fresh machine: installs what the job needs and is missing, then runs it.
+# Playing needs Stockfish and the package; the suite adds Chromium (the viewer's browser test) and
+# the test extra (pytest, reconchess, the server, build and twine, ...).
 #
 #   bash run.sh          set up, then play trout vs random and print the result
 #   bash run.sh test     set up, then run the whole test suite (about 11 minutes on 2 cores beside another job; docs/benchmarks.md)
@@ -34,19 +35,25 @@ install_state() {
     git ls-files --cached --others --exclude-standard -- '*.py' 2>/dev/null | sort
 }
 
+stamp_holds() {
+    # Does the stamp say the package was installed with extras $1 ("" or "[test]") from the present state?
+    [ -f .install-stamp ] && { echo "extras: $1"; install_state; } | cmp -s .install-stamp -
+}
+
 ensure_package() {
-    # Reinstall only when the install state changed since the last install here. The editable
-    # install is setuptools' strict mode: a tree of links that mypy, IDEs and import-graph tools
-    # can follow (the default mode's import hook is invisible to them).
-    local stamp=".install-stamp"
-    if [ -f "$stamp" ] && install_state | cmp -s "$stamp" - && python3 -c "import blindchess, reconchess, hypothesis, playwright" 2>/dev/null; then
+    # $1: the extras, "" to play or "[test]" for the suite; $2: modules that must import afterwards.
+    # Reinstall only when the install state changed since the last install here (an install for the
+    # suite serves play too). The editable install is setuptools' strict mode: a tree of links that
+    # mypy, IDEs and import-graph tools can follow (the default mode's import hook is invisible to them).
+    local extras="$1" modules="$2"
+    if { stamp_holds "$extras" || stamp_holds "[test]"; } && python3 -c "import $modules" 2>/dev/null; then
         return
     fi
-    echo "run.sh: installing blindchess (pip install -e .[test], strict editable mode)" >&2
-    local args=(-q -e ".[test]" --config-settings editable_mode=strict)
+    echo "run.sh: installing blindchess (pip install -e .$extras, strict editable mode)" >&2
+    local args=(-q -e ".$extras" --config-settings editable_mode=strict)
     python3 -m pip install "${args[@]}" >&2 \
         || python3 -m pip install --user --break-system-packages "${args[@]}" >&2
-    install_state > "$stamp"
+    { echo "extras: $extras"; install_state; } > .install-stamp
 }
 
 warm_numba_caches() {
@@ -55,14 +62,18 @@ warm_numba_caches() {
     python3 -m blindchess.tests.warm_kernels >&2
 }
 
-ensure_stockfish
-ensure_chromium
-ensure_package
-
 case "${1:-play}" in
-    play) exec python3 -m blindchess match trout random ;;
-    # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
-    # tests and the totals.
-    test) warm_numba_caches; exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
+    play)
+        ensure_stockfish
+        ensure_package "" "blindchess"
+        exec python3 -m blindchess match trout random ;;
+    test)
+        ensure_stockfish
+        ensure_chromium
+        ensure_package "[test]" "blindchess, reconchess, hypothesis, playwright, build, twine"
+        warm_numba_caches
+        # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
+        # tests and the totals.
+        exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;
     *) echo "usage: bash run.sh [play|test]" >&2; exit 2 ;;
 esac

@@ -1,7 +1,10 @@
 """`blindchess replay FILE`: step through a saved game in the terminal.
 
 Each turn shows the true board before the move (the sense window in brackets), what the
-player sensed and saw, the move it asked for and the move it got, and any capture. In a
+player sensed and saw, the move it asked for and the move it got, and any capture. Turns are
+headed by the name the arbiter gives them, ``Turn(black, 2)``: the colour and how many turns
+that player had before (from 0, as reconchess counts), the name that fault messages and
+``blindchess playback`` use, so a turn they name is found here by searching for it. In a
 terminal it waits for Enter between turns; with ``--all`` (or when output is not a terminal
 or input is not one) it prints every turn, which is what scripts and tests use.
 """
@@ -15,6 +18,7 @@ from typing import Any, Optional, TextIO
 import chess
 
 from blindchess.arguments import add_command
+from blindchess.command_errors import BadInputError
 
 from .history import GameHistory, HistoryFormatError
 from .results import describe_result, player_names
@@ -58,14 +62,13 @@ def render_board(board: chess.Board, window: frozenset[int] = frozenset()) -> st
 
 def describe_turn(history: Any, turn: Any) -> str:
     """One turn of `history` as text: board with sense window, sense result, move, capture."""
-    color = chess.COLOR_NAMES[turn.color]
     sense_square = history.sense(turn)
     sense_result = history.sense_result(turn)
     window = frozenset(square for square, _ in sense_result)
     seen = " ".join(f"{chess.square_name(square)}:{'.' if piece is None else piece.symbol()}" for square, piece in sense_result)
     board = board_before_move(history, turn)
     lines = [
-        f"== turn {turn.turn_number + 1}, {color} ({history.get_white_player_name() if turn.color else history.get_black_player_name()})",
+        f"== {turn}: {history.get_white_player_name() if turn.color else history.get_black_player_name()}",
         render_board(board, window),
         f"sense:    {_square_name(sense_square)}" + (f"  saw {seen}" if seen else "  (no sense)"),
     ]
@@ -116,8 +119,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         history = GameHistory.from_file(args.file)
     except (OSError, HistoryFormatError) as error:
-        sys.stderr.write(f"blindchess replay: error: cannot read {args.file!r}: {error}\n")
-        return 2
+        raise BadInputError(f"cannot read {args.file!r}: {error}") from error
     color = None if args.color is None else args.color == "white"
     pause = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     replay(history, sys.stdout, color, pause)

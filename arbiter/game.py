@@ -19,7 +19,10 @@ on purpose:
 What differs, none of it visible to a reconchess caller:
 
 - Clocks use `time.monotonic()` (reconchess uses `datetime.now()`, which jumps with
-  the wall clock).
+  the wall clock); or, given `meters`, each colour's own reading (the CPU seconds of its
+  bot's process tree, :mod:`blindchess.arbiter.cpu_clock`), so that a turn is charged
+  what that meter advanced during it. `flag(color)` ends a colour's clock (a bot that
+  stopped answering under a CPU clock).
 - The move actions are computed once per position and cached (reconchess recomputes
   them up to three times a turn); callers get a fresh list each time, so a bot may
   mutate what it is handed.
@@ -57,6 +60,9 @@ from .ruleset import STANDARD, BoardT, Rules
 from .time_control import TimeControl
 from .turns import TruthFen
 from .types import Color, Square, WinReason
+
+Meter = Callable[[], float]
+"""A clock's reading in seconds: `time.monotonic` for wall clocks, a bot's CPU seconds for CPU clocks."""
 
 Observer = Callable[[Color, Observation], None]
 """Receives each observation event with the colour it is for."""
@@ -141,6 +147,8 @@ class LocalGame(Game, Generic[BoardT]):
         rules: The rule set (the variant seam); 8x8 RBC by default.
         starting_fen: A start position other than the rule set's own (White to move).
         observer: Called with (colour, event) for every observation event, as it happens.
+        meters: White's and Black's clock readings (a turn is charged what the mover's meter
+            advanced during it); None: wall time, `time.monotonic`, for both.
     """
 
     # Two signatures so that the board type follows the rules: `LocalGame()` is a
@@ -156,6 +164,7 @@ class LocalGame(Game, Generic[BoardT]):
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
         time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
+        meters: Optional[tuple[Meter, Meter]] = None,
     ) -> None: ...
 
     @overload
@@ -170,6 +179,7 @@ class LocalGame(Game, Generic[BoardT]):
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
         time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
+        meters: Optional[tuple[Meter, Meter]] = None,
     ) -> None: ...
 
     def __init__(
@@ -183,7 +193,10 @@ class LocalGame(Game, Generic[BoardT]):
         starting_fen: Optional[str] = None,
         observer: Optional[Observer] = None,
         time_controls: Optional[tuple[TimeControl, TimeControl]] = None,
+        meters: Optional[tuple[Meter, Meter]] = None,
     ) -> None:
+        self.meters: Optional[dict[Color, Meter]] = None if meters is None else {chess.WHITE: meters[0], chess.BLACK: meters[1]}
+        """Each colour's clock reading, when not wall time (see the `meters` argument)."""
         if time_controls is None:
             both = TimeControl(
                 math.inf if seconds_per_player is None else seconds_per_player, 0 if seconds_increment is None else seconds_increment
@@ -222,7 +235,7 @@ class LocalGame(Game, Generic[BoardT]):
 
     def start(self) -> None:
         """Start White's clock; tells White its first turn began (unless the game is already over)."""
-        self.current_turn_start_time = time.monotonic()
+        self.current_turn_start_time = self._reading(self.turn)
         if self._observer is not None:
             white, black = self._history.get_white_player_name() or "", self._history.get_black_player_name() or ""
             fen = self._history.starting_fen
@@ -235,19 +248,28 @@ class LocalGame(Game, Generic[BoardT]):
         """Seconds left for the player to move, counting the running turn."""
         left = self.seconds_left_by_color[self.turn]
         if not self._is_finished and self.current_turn_start_time is not None:
-            return left - (time.monotonic() - self.current_turn_start_time)
+            return left - (self._reading(self.turn) - self.current_turn_start_time)
         return left
+
+    def _reading(self, color: Color) -> float:
+        """`color`'s clock reading now: the wall clock, or its meter."""
+        return time.monotonic() if self.meters is None else self.meters[color]()
 
     def end_turn(self) -> None:
         """Charge the mover's clock, add the increment, and hand the turn (and the clock) to the opponent."""
-        now = time.monotonic()
+        now = self._reading(self.turn)
         if self.current_turn_start_time is not None:
             self.seconds_left_by_color[self.turn] -= now - self.current_turn_start_time
         self.seconds_left_by_color[self.turn] += self.time_controls[self.turn].increment
         self.turn = not self.turn
-        self.current_turn_start_time = now
+        self.current_turn_start_time = now if self.meters is None else self._reading(self.turn)
         if self._observer is not None and not self.is_over():
             self._observer(self.turn, OpponentMoved(self.move_results))
+
+    def flag(self, color: Color) -> None:
+        """`color`'s clock falls: it has no time left and loses on time (a bot that stopped answering under a CPU clock)."""
+        spent = 0.0 if color != self.turn or self.current_turn_start_time is None else self._reading(color) - self.current_turn_start_time
+        self.seconds_left_by_color[color] = min(self.seconds_left_by_color[color], spent)
 
     def resign(self, color: Optional[Color] = None) -> None:
         """`color` (by default the player to move) resigns."""

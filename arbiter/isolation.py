@@ -46,6 +46,11 @@ pipe round trip per callback, six a turn: see ``experiments/bench_isolation.py``
 (:mod:`blindchess.arbiter.pondering`): it thinks while the arbiter plays the opponent's turn, in
 its own process, so it takes no GIL from the opponent; the parent's clock for each callback
 runs while the child stops its ponder thread, so the bot pays for stopping late.
+
+``cpu_clock=True`` puts the child, before it forks anything, in a cgroup of its own
+(:mod:`blindchess.arbiter.cpu_clock`): `IsolatedPlayer.cpu_seconds` is then the CPU its whole
+tree has used (the supervisor, the bot, its threads and every process it started), which a
+`LocalGame` given it as a meter charges to the bot's clock under ``--clock cpu``.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ from .bot_wire import (
     IsolatedBotError as IsolatedBotError,  # re-exported: callers catch it from here
 )
 from .confinement import NAMESPACES, PARENT_KILLED_EXIT, STRAYS_EXIT, confine
+from .cpu_clock import CgroupCpuMeter
 from .history import GameHistory
 from .player import Player, stand_in_class
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
@@ -148,12 +154,20 @@ def _serve(
     factory: Callable[[], Any],
     memory_limit_bytes: int,
     ponder: bool,
+    meter: Optional[CgroupCpuMeter] = None,
 ) -> None:
-    """The child's loop: confine, build the bot (wrapped to ponder if asked), then answer requests until the pipe closes.
+    """The child's loop: join its CPU meter's group, confine, build the bot (wrapped to ponder if asked), then answer
+    requests until the pipe closes.
 
     Requests (``(callback, args)``) come pickled from the arbiter; replies go back as `bot_wire` JSON, never pickled.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if meter is not None:
+        try:
+            meter.join()  # first: everything the bot's process forks from now on is counted
+        except OSError as error:
+            connection.send_bytes(encode_error(f"cannot join its CPU clock's cgroup {meter.path}: {error}", ""))
+            return
     level = confine(parent_pid, keep={connection.fileno()})  # returns in the bot's own, confined process
     if level != NAMESPACES:
         logger.warning("the bot's process is confined by its %s only (the kernel refused namespaces): see docs/isolation.md", level)
@@ -189,20 +203,31 @@ class IsolatedPlayer(Player):
     fault messages name the bot, not the stand-in.
     """
 
-    def __init__(self, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES, *, ponder: bool = False) -> None:
+    def __init__(
+        self, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES, *, ponder: bool = False, cpu_clock: bool = False
+    ) -> None:
+        self._meter = CgroupCpuMeter() if cpu_clock else None  # made here, joined by the child: the arbiter reads it
         methods = multiprocessing.get_all_start_methods()
         context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self._connection, child_end = context.Pipe()
         self._process = context.Process(
             target=_serve,
-            args=(child_end, os.getpid(), factory, memory_limit_bytes, ponder),
+            args=(child_end, os.getpid(), factory, memory_limit_bytes, ponder, self._meter),
             name=f"bot {type(self).__name__}",
             daemon=True,
         )
         self._process.start()
         child_end.close()
         self._stopped = False  # died, or killed by us after an overrun: its game is over
-        self._call("__init__", ())
+        try:
+            self._call("__init__", ())
+        except BaseException:
+            self.close()  # its process and its CPU meter's group go with the failed build
+            raise
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the bot's process tree has used so far (built with ``cpu_clock=True``; else 0)."""
+        return 0.0 if self._meter is None else self._meter.seconds()
 
     def _call(self, callback: str, args: tuple[Any, ...]) -> Any:
         if self._stopped:
@@ -251,6 +276,8 @@ class IsolatedPlayer(Player):
                 self._process.kill()
         self._process.join(5.0)
         self._connection.close()
+        if self._meter is not None:
+            self._meter.close()
 
     def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
         self._call("handle_game_start", (color, board, opponent_name))
@@ -286,18 +313,26 @@ class IsolatedPlayer(Player):
 
 
 def isolated_player(
-    bot_class: type, factory: Callable[[], Any], memory_limit_bytes: int = MEMORY_LIMIT_BYTES, *, ponder: bool = False
+    bot_class: type,
+    factory: Callable[[], Any],
+    memory_limit_bytes: int = MEMORY_LIMIT_BYTES,
+    *,
+    ponder: bool = False,
+    cpu_clock: bool = False,
 ) -> IsolatedPlayer:
     """A bot of `bot_class`, built by `factory` inside its own process; the stand-in's class bears the bot's name.
 
     With `ponder`, the child wraps the bot in `PonderingPlayer`: it thinks in its own process
-    while the arbiter plays the opponent's turn (see :mod:`blindchess.arbiter.pondering`).
+    while the arbiter plays the opponent's turn (see :mod:`blindchess.arbiter.pondering`). With
+    `cpu_clock`, its process tree runs in a cgroup of its own, read by `IsolatedPlayer.cpu_seconds`.
 
     Raises:
         IsolatedBotError, BotProcessDied: the bot cannot be built.
         PonderingUnsupportedError: `ponder` is asked of a class with no ``ponder`` method.
+        CpuClockUnavailableError: `cpu_clock`, where no cgroup can be made (see :mod:`blindchess.arbiter.cpu_clock`).
     """
     if ponder and not supports_pondering(bot_class):
         raise PonderingUnsupportedError(f"{bot_class.__name__} has no ponder(stop) method to think on the opponent's turn")
-    player: IsolatedPlayer = stand_in_class(bot_class.__name__, IsolatedPlayer)(factory, memory_limit_bytes, ponder=ponder)
+    stand_in = stand_in_class(bot_class.__name__, IsolatedPlayer)
+    player: IsolatedPlayer = stand_in(factory, memory_limit_bytes, ponder=ponder, cpu_clock=cpu_clock)
     return player

@@ -39,6 +39,11 @@ one blocked in C code loses on time when the call returns (see
 off the clock, as in reconchess, but (unlike reconchess) each under a deadline of
 `OFF_CLOCK_SECONDS` (a minute), so a bot looping there cannot hang a match.
 
+Under a CPU clock (a `LocalGame` given `meters`, see :mod:`blindchess.arbiter.cpu_clock`) the
+deadline is the mover's CPU meter reaching its clock plus the increment, and each callback
+also has a wall-time hang limit (`hang_seconds`): a bot that stops answering is stopped there
+and loses on time (its clock is flagged), since a bot that only waits uses no CPU.
+
 A Ctrl-C that lands while a bot is running is indistinguishable from a bot raising
 `KeyboardInterrupt`: it ends that bot's game as a fault. `blindchess match` notices the
 signal itself and stops after that game.
@@ -62,6 +67,7 @@ from typing import Any, NoReturn, Optional, Union
 import chess
 
 from .bot_wire import quote
+from .cpu_clock import hang_seconds
 from .faults import BotFault, BotFaultError
 from .game import Game, IllegalActionError, LocalGame
 from .history import GameHistory
@@ -83,6 +89,7 @@ class Referee:
         names: Each colour's player name, used in fault messages.
         watchdog: Interrupts a callback that overruns the mover's clock; None for no deadline.
         off_clock_seconds: The deadline of ``handle_game_start`` and ``handle_game_end`` (with a watchdog).
+        hang_limit: Under a CPU clock, a callback's wall-time limit; None: `hang_seconds` of the CPU time left.
     """
 
     def __init__(
@@ -91,13 +98,18 @@ class Referee:
         names: dict[Color, str],
         watchdog: Optional[Watchdog] = None,
         off_clock_seconds: float = math.inf,
+        hang_limit: Optional[float] = None,
     ) -> None:
         self.game = game
         self.off_clock_seconds = off_clock_seconds
         self.names = names
         self.watchdog = watchdog
+        self.hang_limit = hang_limit
         self._turn_numbers = {chess.WHITE: -1, chess.BLACK: -1}
         self._deadline = math.inf
+        self._cpu_deadline = math.inf  # the mover's meter reading its turn must not reach (CPU clocks)
+        self._meter: Optional[Callable[[], float]] = None
+        self._hang = math.inf  # the wall-time hang limit of the turn's callbacks (CPU clocks)
         self._slot = None if watchdog is None else watchdog.slot()
 
     def begin_turn(self) -> Color:
@@ -105,7 +117,14 @@ class Referee:
         color = self.game.turn
         self._turn_numbers[color] += 1
         game = self.game
-        self._deadline = time.monotonic() + game.get_seconds_left() + game.time_controls[color].increment
+        budget = game.get_seconds_left() + game.time_controls[color].increment
+        if game.meters is None:
+            self._deadline = time.monotonic() + budget
+        else:
+            self._meter = game.meters[color]
+            self._cpu_deadline = self._meter() + budget
+            self._hang = hang_seconds(budget) if self.hang_limit is None else self.hang_limit
+            self._deadline = time.monotonic() + self._hang
         if self.watchdog is not None:
             self._slot = self.watchdog.slot()  # the thread that plays this turn
         return color
@@ -156,20 +175,24 @@ class Referee:
         """
         method: Callable[..., Any] = getattr(player, callback)
         slot = self._slot
+        cpu_deadline = math.inf
         if slot is None:
             deadline = math.inf
         elif timed:
-            deadline = self._deadline
+            deadline, cpu_deadline = self._deadline, self._cpu_deadline
         else:
             deadline = time.monotonic() + self.off_clock_seconds
         try:
             if slot is None:
                 return method(*args)
+            if cpu_deadline < math.inf:
+                slot.meter, slot.cpu_deadline = self._meter, cpu_deadline
             slot.deadline = deadline  # enter the bot call (one store: this runs six times a turn)
             try:
                 result = method(*args)
             finally:
                 slot.deadline = math.inf  # slot.leave()'s lock-free path, inlined; leave() when it needs the lock
+                slot.cpu_deadline = math.inf
                 timed_out = (slot.watchdog.scanning or slot.fired) and slot.leave()
             if timed_out:
                 raise BotDeadlineExceeded()
@@ -177,7 +200,13 @@ class Referee:
         except BotDeadlineExceeded as error:
             # The watchdog fires only past the deadline; before it, the bot raised this itself: a crash
             # (treating it as a timeout would leave a game whose clock has not run out, played forever).
+            if self._meter is not None and timed and self._meter() >= cpu_deadline:
+                raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK + " (CPU time)", timed_out=True)) from None
             if time.monotonic() >= deadline:
+                if cpu_deadline < math.inf:  # a CPU clock that has not run out: the bot stopped answering
+                    self.game.flag(color)
+                    problem = f"stopped answering: no reply within the wall-time hang limit ({self._hang:g} s)"
+                    raise BotFaultError(self.fault(color, callback, problem, timed_out=True)) from None
                 raise BotFaultError(self.fault(color, callback, _OUT_OF_CLOCK, timed_out=True)) from None
             raise BotFaultError(self.fault(color, callback, _raised(error), traceback.format_exc())) from error
         except BaseException as error:  # sys.exit(), KeyboardInterrupt, GeneratorExit, ...: the bot crashed, not the arbiter
@@ -304,6 +333,7 @@ def play_local_game(
     *,
     enforce_deadlines: bool = True,
     off_clock_seconds: float = OFF_CLOCK_SECONDS,
+    hang_limit: Optional[float] = None,
 ) -> tuple[Optional[Color], Optional[WinReason], GameHistory]:
     """Play a whole game between two players and return (winner, reason, history).
 
@@ -318,6 +348,8 @@ def play_local_game(
         enforce_deadlines: Interrupt a callback that overruns its clock, and a game start or end
             callback that runs longer than `off_clock_seconds`.
         off_clock_seconds: How long ``handle_game_start`` and ``handle_game_end`` may each take.
+        hang_limit: Under a CPU clock (`game` given `meters`), each in-turn callback's wall-time
+            limit; None: `blindchess.arbiter.cpu_clock.hang_seconds` of the CPU time left.
 
     Raises:
         PonderingNeedsIsolationError: a player is a `PonderingPlayer` (see :mod:`blindchess.arbiter.pondering`).
@@ -336,7 +368,7 @@ def play_local_game(
     faults: list[BotFault] = []
     unlimited = all(math.isinf(clock.seconds) for clock in game.time_controls.values())
     use_watchdog = enforce_deadlines and not (unlimited and math.isinf(off_clock_seconds))
-    referee = Referee(game, names, shared_watchdog() if use_watchdog else None, off_clock_seconds)
+    referee = Referee(game, names, shared_watchdog() if use_watchdog else None, off_clock_seconds, hang_limit)
     _start(game, players, names, referee, faults)
     while not game.is_over():
         fault = play_turn(game, players[game.turn], end_turn_last=True, referee=referee)

@@ -18,7 +18,7 @@ Callbacks in the order a game calls them:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Optional, TypeVar
 
 import chess
 
@@ -30,6 +30,14 @@ if TYPE_CHECKING:  # the history module imports the game flow, which imports thi
 
 class Player(ABC):
     """Base class of an RBC player; subclass it and implement every callback."""
+
+    variants: ClassVar[Optional[frozenset[str]]] = frozenset({"rbc"})
+    """The games this bot can play, by their names in the variant catalog (``blindchess match --variant``).
+
+    8x8 RBC unless a bot says more; None for a bot that plays every variant from the action lists
+    it is handed (`RandomBot`). ``match``, ``tournament`` and ``sprt`` refuse a bot for a variant
+    it does not list, before the first game. Not a reconchess attribute: a reconchess bot plays 8x8.
+    """
 
     @abstractmethod
     def handle_game_start(self, color: Color, board: chess.Board, opponent_name: str) -> None:

@@ -12,6 +12,10 @@ bot stuck in a pure-Python loop is stopped at once, but one blocked inside C cod
 that swallows the exception with a bare ``except:`` gets it again every `REPEAT_S`.
 `BotDeadlineExceeded` derives from BaseException so ``except Exception`` in a bot does
 not swallow it.
+
+Under a CPU clock (:mod:`blindchess.arbiter.cpu_clock`) a slot has two deadlines: the bot's
+CPU meter must stay below `DeadlineSlot.cpu_deadline`, and the wall clock below
+`DeadlineSlot.deadline` (the hang limit); the watchdog reads the meter on each scan.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import ctypes
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Optional
 
 REPEAT_S = 0.25
@@ -47,13 +52,22 @@ class DeadlineSlot:
     takes the lock, or the scan starts after the store and sees no deadline to enforce.
     """
 
-    __slots__ = ("deadline", "fired", "thread_id", "watchdog")
+    __slots__ = ("cpu_deadline", "deadline", "fired", "meter", "thread_id", "watchdog")
 
     def __init__(self, thread_id: int, watchdog: Watchdog) -> None:
         self.thread_id = thread_id
         self.deadline = math.inf  # `time.monotonic()` by which the thread's bot call must return; inf outside bot calls
+        self.cpu_deadline = math.inf  # the reading of `meter` the bot call must not reach (CPU clocks); inf otherwise
+        self.meter: Optional[Callable[[], float]] = None
         self.fired = False  # interrupted in its current bot call
         self.watchdog = watchdog
+
+    def overdue(self, now: float) -> bool:
+        """Past its wall deadline at `now`, or its meter past its CPU deadline."""
+        if self.deadline <= now:
+            return True
+        meter = self.meter
+        return self.cpu_deadline < math.inf and meter is not None and meter() >= self.cpu_deadline
 
     def leave(self) -> bool:
         """The bot call returned (or raised); True when it overran and was interrupted.
@@ -62,6 +76,7 @@ class DeadlineSlot:
         injected just before is delivered here at the latest.
         """
         self.deadline = math.inf
+        self.cpu_deadline = math.inf
         if not (self.watchdog.scanning or self.fired):
             return False
         with self.watchdog.lock:
@@ -111,11 +126,11 @@ class Watchdog:
             self.scanning = True  # before reading any deadline (see DeadlineSlot)
             try:
                 now = time.monotonic()
-                overdue = [slot for slot in list(self._slots.values()) if slot.deadline <= now]
+                overdue = [slot for slot in list(self._slots.values()) if slot.overdue(now)]
                 if overdue:
                     with self.lock:
                         for slot in overdue:
-                            if slot.deadline <= now:  # still inside an overdue bot call
+                            if slot.overdue(now):  # still inside an overdue bot call
                                 slot.fired = True
                                 ctypes.pythonapi.PyThreadState_SetAsyncExc(
                                     ctypes.c_ulong(slot.thread_id), ctypes.py_object(BotDeadlineExceeded)

@@ -22,7 +22,7 @@ Robustness, because a bot that crashes or flags loses the game:
   :mod:`blindchess.evaluation.stockfish`).
 * Under `low_clock_seconds` the planner is skipped (no sense) so the move gets what is left.
 
-Time: with a `TimeManager` (:mod:`blindchess.bots.time_management`) the bot plans each turn
+Time: with a `TimeManager` (:mod:`blindchess.moving.time_management`) the bot plans each turn
 when it is asked to sense: the turn's weight comes from the belief's size and the share of
 `difficulty_boards` sampled boards on which our king is attacked or nearly so (`difficulty`), the bot's own
 overhead per turn (belief updates and bookkeeping: the turn's wall time minus what the
@@ -56,7 +56,6 @@ import logging
 import math
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import Optional
 
@@ -76,10 +75,11 @@ from blindchess.arbiter.observations import (
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.beliefs.samples import draw
 from blindchess.moving.base import MoveContext, MoveSelector, PonderingSelector
+from blindchess.moving.time_management import Allotment, TimeManager, difficulty
 from blindchess.sensing.base import SenseContext, SensePlanner
 
+from .game_state import GameState
 from .random_bot import SeedLike
-from .time_management import Allotment, TimeManager, difficulty
 
 logger = logging.getLogger(__name__)
 
@@ -116,77 +116,52 @@ class BeliefBot(ObservingPlayer):
         self.low_clock_seconds = low_clock_seconds
         self.difficulty_boards = difficulty_boards
         self.time_manager = time_manager
-        self.belief: Belief = belief_factory()
-        self.events: list[Observation] = []
-        self.rebuilds = 0
-        """How many times an inconsistent observation forced a rebuild of the belief."""
-        self.failures: Counter[str] = Counter()
-        """This game's planner and selector calls that raised, by callback (``choose_sense``, ``choose_move``)."""
-        self._first_failure: dict[str, str] = {}
-        self.belief_stale = False
-        """True once a rebuild failed: the bot plays on its last good belief and stops rebuilding."""
-        self.increment = 0.0
-        self._capture_square: Optional[Square] = None
-        self._move_clock: Optional[tuple[float, float]] = None  # (seconds_left, monotonic) when choose_move began
-        self._turn_end: Optional[float] = None  # monotonic time our last turn ended
-        self.turns = 0
-        """Own turns finished this game."""
-        self.overhead = 0.0
-        """Seconds per turn spent outside the planner and selector (a moving average)."""
-        self._allotment: Optional[Allotment] = None
-        self._sense_seconds = 0.0
-        self._start_clock: Optional[float] = None  # our clock at our first turn of the game
-        self._turn_start: Optional[float] = None
-        self._thinking = 0.0  # planner + selector seconds this turn
-        self._pondered: Optional[tuple[Belief, Belief]] = None  # (belief it was expanded from, its expansion)
+        self.game = GameState(belief_factory())
+        """What the bot learned in the game it plays (a fresh `GameState` at every `GameStarted`)."""
         self.pondered_turns = 0
-        """How many turns began with the belief expanded while the opponent thought."""
-        self._pondered_sense: Optional[tuple[Belief, tuple[chess.Move, ...], Optional[Square]]] = None  # (belief, moves, sense)
+        """How many turns began with the belief expanded while the opponent thought (over every game)."""
         self.pondered_senses = 0
-        """How many turns sensed where pondering had chosen."""
-        self._sense_actions: list[Square] = []  # the last turn's (every turn offers the same)
+        """How many turns sensed where pondering had chosen (over every game)."""
         self._ponder_rng: Optional[np.random.Generator] = None
+
+    @property
+    def belief(self) -> Belief:
+        """The belief of the game in play."""
+        return self.game.belief
 
     # ------------------------------------------------------------------ belief upkeep
 
     def observe(self, event: Observation) -> None:
         """Fold one event into the belief, rebuilding it if the event contradicts it."""
         if isinstance(event, GameStarted):
-            self.belief = self.belief_factory()
-            self.events = []
-            self.rebuilds = 0
-            self.belief_stale = False
-            self.failures, self._first_failure = Counter(), {}
-            self._move_clock = self._turn_end = self._turn_start = self._start_clock = None
-            self.turns, self.overhead, self._allotment = 0, 0.0, None
-            self._pondered = self._pondered_sense = None
+            self.game = GameState(self.belief_factory())
         elif isinstance(event, OpponentMoved):
-            self._capture_square = event.capture_square
-            self._turn_start, self._thinking = time.monotonic(), 0.0
-        self.events.append(event)
-        pondered, self._pondered = self._pondered, None
+            self.game.capture_square = event.capture_square
+            self.game.turn_start, self.game.thinking = time.monotonic(), 0.0
+        self.game.events.append(event)
+        pondered, self.game.pondered = self.game.pondered, None
         if isinstance(event, OpponentMoved) and event.capture_square is None and pondered and pondered[0] is self.belief:
-            self.belief = pondered[1]  # what `update(event)` would compute: done on the opponent's time
+            self.game.belief = pondered[1]  # what `update(event)` would compute: done on the opponent's time
             self.pondered_turns += 1
             return
         try:
             self.belief.update(event)
         except MalformedObservationError as error:
             logger.error("dropped a malformed event (%s); the belief is unchanged", error)
-            self.events.pop()  # no rebuild can use it
+            self.game.events.pop()  # no rebuild can use it
         except BeliefError as error:
-            if self.belief_stale:
+            if self.game.belief_stale:
                 return  # the update changed nothing: the belief is still the last good one
-            logger.warning("belief update failed (%s: %s); rebuilding from %d events", type(error).__name__, error, len(self.events))
-            self.rebuilds += 1
+            logger.warning("belief update failed (%s: %s); rebuilding from %d events", type(error).__name__, error, len(self.game.events))
+            self.game.rebuilds += 1
             rebuilt = self._rebuilt()
-            self.belief_stale = rebuilt is None
+            self.game.belief_stale = rebuilt is None
             if rebuilt is not None:
-                self.belief = rebuilt
+                self.game.belief = rebuilt
         finally:
             if isinstance(event, MoveResult):
-                self._turn_end = time.monotonic()
-                self._end_turn(self._turn_end)
+                self.game.turn_end = time.monotonic()
+                self._end_turn(self.game.turn_end)
             elif isinstance(event, GameEnded):
                 self.move_selector.close()
 
@@ -196,7 +171,7 @@ class BeliefBot(ObservingPlayer):
         One expansion, not interruptible: if our turn starts first, the arbiter's wrapper
         waits for it on our clock, and the turn then uses it.
         """
-        if stop.is_set() or self.belief_stale:
+        if stop.is_set() or self.game.belief_stale:
             return
         origin = self.belief
         expanded = origin.copy()
@@ -204,21 +179,21 @@ class BeliefBot(ObservingPlayer):
             expanded.update(OpponentMoved(None))
         except BeliefError:
             return  # the real event will meet the same problem and be handled there
-        self._pondered = (origin, expanded)
+        self.game.pondered = (origin, expanded)
         if self._ponder_rng is None:
             self._ponder_rng = self.rng.spawn(1)[0]  # spawning draws nothing from the bot's own generator
         rng = self._ponder_rng
         boards = expanded.sample(1, rng)
-        if stop.is_set() or not boards or not self._sense_actions:
+        if stop.is_set() or not boards or not self.game.sense_actions:
             return
         board = boards[0]
         board.turn = self.color
         moves = own_move_actions(board)  # ours only: the same on every board of the belief
-        context = SenseContext(self.color, None, tuple(moves), None if self._allotment is None else self._allotment.sense)
+        context = SenseContext(self.color, None, tuple(moves), None if self.game.allotment is None else self.game.allotment.sense)
         turn_end = self._clock_at_turn_end()  # the clock stands still until our next turn, which adds the increment
-        next_clock = math.inf if turn_end is None else turn_end + self.increment
-        square = self.sense_planner.choose_sense(expanded, self._sense_actions, next_clock, rng, context)
-        self._pondered_sense = (expanded, tuple(moves), square)
+        next_clock = math.inf if turn_end is None else turn_end + self.game.increment
+        square = self.sense_planner.choose_sense(expanded, self.game.sense_actions, next_clock, rng, context)
+        self.game.pondered_sense = (expanded, tuple(moves), square)
         if isinstance(self.move_selector, PonderingSelector):
             self.move_selector.ponder(expanded, moves, self.color, stop, rng)
 
@@ -226,7 +201,7 @@ class BeliefBot(ObservingPlayer):
         """A fresh belief fed every event so far, skipping sense results it cannot fit; None if impossible."""
         belief = self.belief_factory()
         kept: list[Observation] = []
-        for event in self.events:
+        for event in self.game.events:
             try:
                 belief.update(event)
             except BeliefError:
@@ -235,66 +210,66 @@ class BeliefBot(ObservingPlayer):
                 logger.error("cannot rebuild the belief past %r; keeping the last good one", event)
                 return None
             kept.append(event)
-        self.events = kept
+        self.game.events = kept
         return belief
 
     # ------------------------------------------------------------------ choices
 
     def choose_sense(self, sense_actions: list[Square], move_actions: list[chess.Move], seconds_left: float) -> Optional[Square]:
         self._measure_increment(seconds_left)
-        if self._turn_start is None:
-            self._turn_start, self._thinking = time.monotonic(), 0.0
-        if self._start_clock is None:
-            self._start_clock = seconds_left
-        self._allotment, self._sense_seconds = self._plan(seconds_left), 0.0
+        if self.game.turn_start is None:
+            self.game.turn_start, self.game.thinking = time.monotonic(), 0.0
+        if self.game.start_clock is None:
+            self.game.start_clock = seconds_left
+        self.game.allotment, self.game.sense_seconds = self._plan(seconds_left), 0.0
         if seconds_left < self.low_clock_seconds:
             return None
-        self._sense_actions = sense_actions
-        pondered, self._pondered_sense = self._pondered_sense, None
+        self.game.sense_actions = sense_actions
+        pondered, self.game.pondered_sense = self.game.pondered_sense, None
         if pondered is not None and pondered[0] is self.belief and pondered[1] == tuple(move_actions):
             self.pondered_senses += 1
             return pondered[2] if pondered[2] in sense_actions else None
-        budget = None if self._allotment is None else self._allotment.sense
-        context = SenseContext(self.color, self._capture_square, tuple(move_actions), budget)
+        budget = None if self.game.allotment is None else self.game.allotment.sense
+        context = SenseContext(self.color, self.game.capture_square, tuple(move_actions), budget)
         started = time.monotonic()
         try:
             square = self.sense_planner.choose_sense(self.belief, sense_actions, seconds_left, self.rng, context)
         except Exception as error:
             self._failed("choose_sense", error, "not sensing")
             square = None
-        self._sense_seconds = time.monotonic() - started
-        self._thinking += self._sense_seconds
+        self.game.sense_seconds = time.monotonic() - started
+        self.game.thinking += self.game.sense_seconds
         return square if square in sense_actions else None
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         started = time.monotonic()
-        self._move_clock = (seconds_left, started)
-        if self._allotment is None or self.time_manager is None or self._start_clock is None:
-            context = MoveContext(self.color, self.increment)
+        self.game.move_clock = (seconds_left, started)
+        if self.game.allotment is None or self.time_manager is None or self.game.start_clock is None:
+            context = MoveContext(self.color, self.game.increment)
         else:
-            long_game = self.time_manager.is_long(self._start_clock)
-            allotment = self._allotment.after_sense(self._sense_seconds) if long_game else self._allotment
-            search = self.time_manager.search_rule(self._start_clock)
-            context = MoveContext(self.color, self.increment, allotment.move, allotment.hard, search=search)
+            long_game = self.time_manager.is_long(self.game.start_clock)
+            allotment = self.game.allotment.after_sense(self.game.sense_seconds) if long_game else self.game.allotment
+            search = self.time_manager.search_rule(self.game.start_clock)
+            context = MoveContext(self.color, self.game.increment, allotment.move, allotment.hard, search=search)
         try:
             move = self.move_selector.choose_move(self.belief, move_actions, seconds_left, self.rng, context)
         except Exception as error:
             self._failed("choose_move", error, "passing")
             move = None
-        self._thinking += time.monotonic() - started
+        self.game.thinking += time.monotonic() - started
         return move if move in move_actions else None
 
     def _failed(self, callback: str, error: Exception, instead: str) -> None:
         """Count and log (at ERROR, with the traceback) a planner or selector call that raised."""
-        self.failures[callback] += 1
-        self._first_failure.setdefault(callback, f"{type(error).__name__}: {error}")
-        logger.exception("%s failed (%d this game); %s", callback, self.failures[callback], instead)
+        self.game.failures[callback] += 1
+        self.game.first_failure.setdefault(callback, f"{type(error).__name__}: {error}")
+        logger.exception("%s failed (%d this game); %s", callback, self.game.failures[callback], instead)
 
     def failure_report(self) -> tuple[str, ...]:
         """One line per callback that failed this game: how often, and the first error (empty: none failed)."""
         return tuple(
-            f"{callback} raised on {count} turn{'s' if count > 1 else ''} (first: {self._first_failure[callback]})"
-            for callback, count in sorted(self.failures.items())
+            f"{callback} raised on {count} turn{'s' if count > 1 else ''} (first: {self.game.first_failure[callback]})"
+            for callback, count in sorted(self.game.failures.items())
         )
 
     # ------------------------------------------------------------------ time
@@ -306,27 +281,27 @@ class BeliefBot(ObservingPlayer):
         levels = draw(self.belief, self.difficulty_boards, self.rng, self.color).threat_levels()
         threat = float(((levels == 2) + (levels == 1) / 3.0).mean()) if len(levels) else 0.0
         weight = difficulty(len(self.belief), threat)
-        return self.time_manager.allot(seconds_left, self.increment, self.turns, weight, self.overhead)
+        return self.time_manager.allot(seconds_left, self.game.increment, self.game.turns, weight, self.game.overhead)
 
     def _end_turn(self, now: float) -> None:
         """Count the turn and fold its overhead (wall time less thinking) into the moving average."""
-        if self._turn_start is not None:
-            spent = max(0.0, now - self._turn_start - self._thinking)
-            self.overhead = spent if self.turns == 0 else 0.7 * self.overhead + 0.3 * spent
-        self.turns += 1
-        self._turn_start = None
+        if self.game.turn_start is not None:
+            spent = max(0.0, now - self.game.turn_start - self.game.thinking)
+            self.game.overhead = spent if self.game.turns == 0 else 0.7 * self.game.overhead + 0.3 * spent
+        self.game.turns += 1
+        self.game.turn_start = None
 
     # ------------------------------------------------------------------ clock
 
     def _clock_at_turn_end(self) -> Optional[float]:
         """Our clock when our last turn ended (None before one): the clock at the move less the move's time."""
-        if self._move_clock is None or self._turn_end is None:
+        if self.game.move_clock is None or self.game.turn_end is None:
             return None
-        clock_at_move, started = self._move_clock
-        return clock_at_move - (self._turn_end - started)
+        clock_at_move, started = self.game.move_clock
+        return clock_at_move - (self.game.turn_end - started)
 
     def _measure_increment(self, seconds_left: float) -> None:
         """Estimate the increment: the clock now minus the clock when our last turn ended."""
         clock_at_turn_end = self._clock_at_turn_end()
         if clock_at_turn_end is not None:
-            self.increment = max(0.0, round(seconds_left - clock_at_turn_end, 1))
+            self.game.increment = max(0.0, round(seconds_left - clock_at_turn_end, 1))

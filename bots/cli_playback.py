@@ -24,6 +24,7 @@ from blindchess.arbiter import LocalGame, OpponentMoved, Player
 from blindchess.arbiter.history import GameHistory, HistoryFormatError, Turn
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command
+from blindchess.command_errors import BadInputError
 
 from .registry import BotConstructionError, make_bot, resolve_bot
 
@@ -143,13 +144,11 @@ def run(args: argparse.Namespace) -> int:
         name, player_class = resolve_bot(args.bot)
         player = make_bot(player_class, args.seed)
     except (PlayerLoadError, BotConstructionError) as error:
-        sys.stderr.write(f"blindchess playback: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     try:
         history = GameHistory.from_file(args.file)
     except (OSError, HistoryFormatError) as error:
-        sys.stderr.write(f"blindchess playback: error: cannot read {args.file!r}: {error}\n")
-        return 2
+        raise BadInputError(f"cannot read {args.file!r}: {error}") from error
     report = playback(history, player, color)
     for line in report.sense_mismatches:
         sys.stdout.write(f"sense differs  {line}\n")

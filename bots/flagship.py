@@ -1,11 +1,11 @@
 """The flagship bot: `load_player('blindchess.bots.flagship')` always gives the strongest preset.
 
 Today that is the exhaustive board set (capped), sensing by expected value of information
-blended with information gain (`ValueOfInformationSenseBot`: it looks where the answer would
+blended with information gain (the ``evoi`` planner: it looks where the answer would
 change the move, above all at threats to its own king, and otherwise where it learns most),
 and the Stockfish selector (expected value blended with the worst case, king captures taken
 when likely, own-king exposure penalised on a large sample), on the clock plan of
-`TimeManager` (:mod:`blindchess.bots.time_management`: most of the clock over a game of
+`TimeManager` (:mod:`blindchess.moving.time_management`: most of the clock over a game of
 ordinary length, more time for large beliefs and threats to its king, a second look at close
 calls), and it thinks on the opponent's turn when the arbiter lets it (`BeliefBot.ponder`).
 """
@@ -15,25 +15,13 @@ from __future__ import annotations
 from blindchess.arbiter import Player
 
 from .flagship_config import CONFIGS
-from .presets import ValueOfInformationSenseBot
+from .presets import PlannerPresetBot
 
 
-class FlagshipBot(ValueOfInformationSenseBot):
+class FlagshipBot(PlannerPresetBot):
     """The strongest `BeliefBot` preset (see the module docstring); its settings are `FlagshipConfig`'s defaults."""
 
     config = CONFIGS["flagship"]
-
-
-class HybridFlagshipBot(FlagshipBot):
-    """The flagship on the hybrid belief (exact set while small, particles past it): `flagship-hybrid`."""
-
-    config = CONFIGS["flagship-hybrid"]
-
-
-class LearnedFlagshipBot(FlagshipBot):
-    """The flagship on the board set weighted by the learned prior (docs/neural.md): `flagship-learned`."""
-
-    config = CONFIGS["flagship-learned"]
 
 
 def get_player() -> type[Player]:

@@ -3,9 +3,9 @@
 The tree has four tables and three bot-level fields::
 
     time_managed, low_clock_seconds, difficulty_boards     the bot (`BeliefBot`)
-    [selector]   `SelectorConfig`: boards, search, exposure, hunt (blindchess.moving.selector_config)
+    [selector]   `SelectorConfig`: boards and scoring; tables search, candidates, safety, hunt, panic, engine, ponder
     [planner]    `PlannerConfig`: which sense planner, and the value-of-information planner's weights
-    [clock]      `TimeManager`: the clock plan (blindchess.bots.time_management)
+    [clock]      `TimeManager`: the clock plan (blindchess.moving.time_management)
     [belief]     `BeliefConfig`: the belief and its weighting
 
 Python, a tournament's ``settings`` table and ``blindchess match ... --settings`` take the same
@@ -14,73 +14,77 @@ and ``--settings 'selector.boards = 4'`` build the same config (`configure`). A 
 first applies one of `PRESETS` (``fast``: fixed-depth search on few boards, for tests). An unknown
 or mistyped name is refused with the nearest valid ones, a wrong type with the type it takes
 (`blindchess.config_tree.ConfigError`); `blindchess.config_tree.to_toml` prints a config back.
-`CONFIGS` holds every registered preset bot's config. docs/moving.md lists the fields and their defaults.
+`CONFIGS` holds every registered preset bot's config; `RENAMED` the old names, refused with the new one.
+docs/moving.md lists the fields and their defaults.
 
->>> configure(CONFIGS["flagship"], {"preset": "fast"}).selector.search_depth
+>>> configure(CONFIGS["flagship"], {"preset": "fast"}).selector.search.depth
 1
 >>> configure(CONFIGS["flagship"], {"selector": {"bords": 4}})
 Traceback (most recent call last):
 ...
-blindchess.config_tree.ConfigError: unknown setting 'selector.bords'; did you mean 'selector.boards'...
+blindchess.config_tree.ConfigError: unknown setting 'selector.bords' (did you mean 'selector.boards'...
+>>> configure(CONFIGS["flagship"], {"selector": {"search_depth": 1}})
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: setting 'selector.search_depth' is now 'selector.search.depth'; rename it where it is set
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief, weighted
 from blindchess.config_tree import ConfigError, check_types, override
-from blindchess.evaluation.king_hunt import HUNT_MATERIAL
+from blindchess.errors import did_you_mean
+from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
-from blindchess.sensing import PLANNERS, SensePlanner, ValueOfInformationSensePlanner, make_planner
-from blindchess.sensing.support import DEFAULT_MAX_BOARDS
+from blindchess.moving.time_management import TimeManager
+from blindchess.sensing import PLANNERS, EvoiSettings, SensePlanner, ValueOfInformationSensePlanner, make_planner
 
-from .time_management import TimeManager
+from .roster import BOTS
 
-BELIEF_KINDS = ("board-set", "hybrid", "learned")
+
+def _board_set(config: BeliefConfig) -> Belief:
+    return BoardSet(max_boards=config.max_boards, move_model=None)
+
+
+def _hybrid(config: BeliefConfig) -> Belief:
+    return HybridBelief(switch_boards=config.switch_boards, particles=config.particles)
+
+
+def _learned(config: BeliefConfig) -> Belief:
+    from blindchess.beliefs import LearnedPrior  # torch, on first use
+
+    return weighted(BoardSet(max_boards=config.max_boards, move_model=None), LearnedPrior())
+
+
+BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {"board-set": _board_set, "hybrid": _hybrid, "learned": _learned}
+"""Belief kind -> how a `BeliefConfig` builds it: the one declaration of the kinds."""
 
 
 @dataclass(frozen=True, slots=True)
-class PlannerConfig:
-    """The sense planner: its short name, and the value-of-information planner's settings (``evoi``; other planners take none)."""
+class PlannerConfig(EvoiSettings):
+    """The sense planner: its short name, and the value-of-information planner's settings (`EvoiSettings`,
+    whose defaults are these; other planners take none)."""
 
     name: str = "evoi"
     """The planner's short name (`blindchess.sensing.PLANNERS`)."""
-    boards: int = 48
-    """Boards drawn from the belief to score (the proxy is per board and move)."""
-    information_weight: float = 0.5
-    """Pawns of value per bit of information gain added to a sense's score."""
-    max_boards: int = DEFAULT_MAX_BOARDS
-    """The information gain reads at most this many boards (subsampled by weight)."""
-    threat_boost: float = 12.0
-    """Boards where our king is attacked weigh this many times more (a third of the extra next to it)."""
-    threat_weight: float = 4.0
-    """Pawns of value per bit of information about the threat level next to our king."""
-    threat_sample: int = 600
-    """Boards drawn to find the rare threatened ones."""
-    hunt_material: float = HUNT_MATERIAL
-    """From this material lead (pawns) on, look for the opponent's king; ``inf`` never."""
-    king_weight: float = 2.0
-    """Pawns of value per bit of information about the king's square while hunting."""
 
     def __post_init__(self) -> None:
-        check_types(self)
+        EvoiSettings.__post_init__(self)
         if self.name not in PLANNERS:
-            close = difflib.get_close_matches(self.name, list(PLANNERS), n=3)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise ConfigError(f"unknown planner {self.name!r}{hint} (planners: {', '.join(PLANNERS)})")
+            raise ConfigError(f"unknown planner {self.name!r}{did_you_mean(self.name, PLANNERS, n=3)} (planners: {', '.join(PLANNERS)})")
 
     def build(self) -> SensePlanner:
         """The planner this config names, with its settings."""
         if self.name != ValueOfInformationSensePlanner.name:
             return make_planner(self.name)
-        settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "name"}
-        return ValueOfInformationSensePlanner(**settings)
+        return ValueOfInformationSensePlanner(EvoiSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EvoiSettings)}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,25 +104,17 @@ class BeliefConfig:
     def __post_init__(self) -> None:
         check_types(self)
         if self.kind not in BELIEF_KINDS:
-            close = difflib.get_close_matches(self.kind, BELIEF_KINDS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(self.kind, BELIEF_KINDS)
             raise ConfigError(f"unknown belief kind {self.kind!r}{hint} (kinds: {', '.join(BELIEF_KINDS)})")
 
     def build(self) -> Belief:
-        """A fresh, uninitialised belief of this kind.
+        """A fresh, uninitialised belief of this kind (`BELIEF_KINDS`).
 
         The board sets are unweighted (``move_model=None``: every consistent board equally
         likely), as the presets were tuned and measured (docs/benchmarks.md); `BoardSet`'s own
         default is the uniform opponent-move model.
         """
-        if self.kind == "hybrid":
-            return HybridBelief(switch_boards=self.switch_boards, particles=self.particles)
-        board_set = BoardSet(max_boards=self.max_boards, move_model=None)
-        if self.kind == "learned":
-            from blindchess.beliefs import LearnedPrior
-
-            return weighted(board_set, LearnedPrior())
-        return board_set
+        return BELIEF_KINDS[self.kind](self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,12 +149,24 @@ class FlagshipConfig:
 NEVER = math.inf
 
 PRESETS: dict[str, Mapping[str, Any]] = {
-    "fast": {"selector": {"search_depth": 1, "boards": 2, "safety_boards": 8}},
-    "no-hunt": {"selector": {"hunt_material": NEVER}, "planner": {"hunt_material": NEVER}},
+    "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}},
+    "no-hunt": {"selector": {"hunt": {"material": NEVER}}, "planner": {"hunt_material": NEVER}},
 }
 """Named settings a ``preset`` key applies first: ``fast`` searches to depth 1 on 2 boards with 8 exposure
 boards (seconds per game, deterministic for a seed: the tests' setting); ``no-hunt`` turns the king
 hunt off in the selector and the planner, for measuring what hunting is worth."""
+
+
+RENAMED: Mapping[str, str] = MappingProxyType({
+    **{f"selector.{old}": f"selector.{new}" for old, new in SELECTOR_RENAMED.items()},
+    "selector.moves_to_go": "clock.expected_turns",
+    "selector.reserve_seconds": "clock.reserve",
+    "selector.budget_cap_divisor": "clock.cap_divisor",
+    "selector.increment_share": "clock.increment_share",
+})
+"""Dotted names the flagship's settings no longer have -> their new names: refused, naming the new one
+(`blindchess.config_tree.override`). The selector's clock settings went to the ``clock`` table, which now
+plans a selector's move too (its increment share 0.85 where the selector's was 0.5)."""
 
 
 def configure(base: FlagshipConfig, settings: Mapping[str, Any]) -> FlagshipConfig:
@@ -171,28 +179,17 @@ def configure(base: FlagshipConfig, settings: Mapping[str, Any]) -> FlagshipConf
     preset = settings.pop("preset", None)
     if preset is not None:
         if preset not in PRESETS:
-            close = difflib.get_close_matches(str(preset), list(PRESETS), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(f"unknown preset {preset!r}{hint} (presets: {', '.join(PRESETS)})")
+            raise ConfigError(f"unknown preset {preset!r}{did_you_mean(str(preset), PRESETS)} (presets: {', '.join(PRESETS)})")
         base = override(base, PRESETS[preset])
-    return override(base, settings)
+    return override(base, settings, renamed=RENAMED)
 
 
 FAST_FLAGSHIP = configure(FlagshipConfig(), {"preset": "fast"})
 """The flagship at the ``fast`` preset: what the tests build bots and selectors with."""
 
-_BENCH = FlagshipConfig(time_managed=False)
-
-
-def _bench(planner: str) -> FlagshipConfig:
-    return dataclasses.replace(_BENCH, planner=PlannerConfig(name=planner))
-
-
 CONFIGS: dict[str, FlagshipConfig] = {
-    "flagship": FlagshipConfig(),
-    "flagship-hybrid": FlagshipConfig(belief=BeliefConfig(kind="hybrid")),
-    "flagship-learned": FlagshipConfig(belief=BeliefConfig(kind="learned")),
-    **{f"belief-{name}": _bench(name) for name in ("random", "trout", "eig", "size", "marginal", "evoi")},
+    name: override(FlagshipConfig(), entry.preset) for name, entry in BOTS.items() if entry.preset is not None
 }
-"""The config of every registered preset bot, by its short name: the flagship on each belief, and
-``belief-<planner>``, the flagship's selector and board set with each planner and no clock plan."""
+"""The config of every registered preset bot, by its short name (`blindchess.bots.roster.BOTS` declares them):
+the flagship on each belief, and ``belief-<planner>``, the flagship's selector and board set with each planner
+and no clock plan."""

@@ -1,14 +1,15 @@
-"""Named `BeliefBot` presets: one per sense planner, all with the same belief and move selector.
+"""Named `BeliefBot` presets: the flagship on each belief, and one per sense planner, all with the same move selector.
 
-They differ only in their config (:mod:`blindchess.bots.flagship_config`): the planner, which
-is what the sensing ablation compares, and for the flagship (:mod:`blindchess.bots.flagship`)
-the clock plan and the belief. Every preset is a `Player` class constructible with just
+They differ only in their config (:mod:`blindchess.bots.flagship_config`), declared with their name
+in the registry (`blindchess.bots.roster.BOTS`): the planner, which is what the sensing ablation
+compares, the clock plan and the belief (`preset_bot` makes each one's class). Every preset is a `Player` class constructible with just
 ``rng``, so the registry and `blindchess match` can build it; settings given to the
 constructor (as Python, a tournament's TOML or ``--settings``) override its config.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar, Optional
 
@@ -41,7 +42,7 @@ class PlannerPresetBot(BeliefBot):
         ConfigError: an unknown or mistyped setting (named, with the nearest valid names).
     """
 
-    config: ClassVar[FlagshipConfig] = CONFIGS["belief-eig"]
+    config: ClassVar[FlagshipConfig] = CONFIGS["flagship"]
     """The preset's settings."""
 
     def __init__(self, rng: SeedLike = None, config: Optional[FlagshipConfig] = None, **settings: Any) -> None:
@@ -51,7 +52,7 @@ class PlannerPresetBot(BeliefBot):
         super().__init__(
             chosen.belief_factory(),
             chosen.planner.build(),
-            StockfishMoveSelector(chosen.selector),
+            StockfishMoveSelector(chosen.selector, clock=chosen.clock),
             rng,
             low_clock_seconds=chosen.low_clock_seconds,
             difficulty_boards=chosen.difficulty_boards,
@@ -64,32 +65,19 @@ class PlannerPresetBot(BeliefBot):
         return configure(cls.config if config is None else config, settings)
 
 
-class RandomSenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-random"]
+@functools.cache
+def preset_bot(name: str) -> type[PlannerPresetBot]:
+    """The class of the registered preset `name` (`blindchess.bots.roster.BOTS`): its `config` is ``CONFIGS[name]``.
 
+    The flagship has a class of its own (`blindchess.bots.flagship.FlagshipBot`, for `load_player` and for
+    subclassing); every other preset is this class, made once per name.
 
-class TroutSenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-trout"]
+    >>> preset_bot("belief-eig").config.planner.name, preset_bot("belief-eig") is preset_bot("belief-eig")
+    ('eig', True)
 
-
-class EntropySenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-eig"]
-
-
-class ExpectedSizeSenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-size"]
-
-
-class MarginalEntropySenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-marginal"]
-
-
-class ValueOfInformationSenseBot(PlannerPresetBot):
-    config = CONFIGS["belief-evoi"]
-
-
-PRESET_BOTS: dict[str, type[PlannerPresetBot]] = {
-    f"belief-{cls.config.planner.name}": cls
-    for cls in (RandomSenseBot, TroutSenseBot, EntropySenseBot, ExpectedSizeSenseBot, MarginalEntropySenseBot, ValueOfInformationSenseBot)
-}
-"""Short name (``belief-<planner>``) -> preset class."""
+    Raises:
+        KeyError: `name` is no registered preset.
+    """
+    config = CONFIGS[name]
+    class_name = "".join(part.capitalize() for part in name.split("-")) + "Bot"
+    return type(class_name, (PlannerPresetBot,), {"config": config, "__module__": __name__, "__doc__": f"The ``{name}`` preset."})

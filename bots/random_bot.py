@@ -20,6 +20,8 @@ class RandomBot(Player):
         rng: a seed or `numpy.random.Generator`; None draws fresh entropy.
     """
 
+    variants = None  # it chooses from the action lists, whatever the board
+
     def __init__(self, rng: SeedLike = None) -> None:
         self.rng = np.random.default_rng(rng)
 

@@ -1,6 +1,7 @@
 """Short names for bots (`random`, `attacker`, `trout`, ...), as the command line uses them.
 
-A name maps to ``"module:Class"`` and is imported only when asked for, so listing the names
+A name maps to a `BotEntry` (`blindchess.bots.roster.BOTS`: ``"module:Class"``, and a preset's settings),
+imported only when asked for, so listing the names
 never starts Stockfish or imports heavy modules. Anything that is not a registered name is
 handed to `load_player` (a file path or a module name, ours or reconchess's).
 
@@ -14,7 +15,6 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 import inspect
 import os
@@ -23,27 +23,12 @@ import numpy as np
 
 from blindchess.arbiter import Player
 from blindchess.arbiter.loading import PlayerLoadError, load_player
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
 
 from .random_bot import SeedLike
-
-BOTS: dict[str, str] = {
-    "random": "blindchess.bots.random_bot:RandomBot",
-    "attacker": "blindchess.bots.attacker_bot:AttackerBot",
-    "trout": "blindchess.bots.trout_bot:TroutBot",
-    # BeliefBot presets (bots/presets.py), one per sense planner: the sensing ablation's players.
-    "flagship": "blindchess.bots.flagship:FlagshipBot",
-    "flagship-hybrid": "blindchess.bots.flagship:HybridFlagshipBot",
-    "flagship-learned": "blindchess.bots.flagship:LearnedFlagshipBot",
-    "belief-random": "blindchess.bots.presets:RandomSenseBot",
-    "belief-trout": "blindchess.bots.presets:TroutSenseBot",
-    "belief-eig": "blindchess.bots.presets:EntropySenseBot",
-    "belief-size": "blindchess.bots.presets:ExpectedSizeSenseBot",
-    "belief-marginal": "blindchess.bots.presets:MarginalEntropySenseBot",
-    "belief-evoi": "blindchess.bots.presets:ValueOfInformationSenseBot",
-}
-"""Registered short name -> ``"module:Class"``. Add presets with :func:`register_bot`."""
+from .roster import BOTS as BOTS  # the names it resolves, re-exported: `BOTS` is where users look for them
+from .roster import PRESET_TARGET, BotEntry
 
 
 class DuplicateBotNameError(BlindchessError, ValueError):
@@ -60,9 +45,9 @@ def register_bot(name: str, target: str) -> None:
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"bot target must look like 'package.module:Class', got {target!r}")
-    if BOTS.get(name, target) != target:
-        raise DuplicateBotNameError(f"bot name {name!r} is already registered to {BOTS[name]!r}")
-    BOTS[name] = target
+    if name in BOTS and BOTS[name] != BotEntry(target):
+        raise DuplicateBotNameError(f"bot name {name!r} is already registered to {BOTS[name].target!r}")
+    BOTS[name] = BotEntry(target)
 
 
 def resolve_bot(spec: str) -> tuple[str, type[Player]]:
@@ -72,17 +57,19 @@ def resolve_bot(spec: str) -> tuple[str, type[Player]]:
         PlayerLoadError: `spec` is no registered name and cannot be loaded; the message suggests the
             closest registered names (``did you mean 'trout'?``) and lists them all.
     """
-    target = BOTS.get(spec)
-    if target is not None:
-        module_name, _, class_name = target.partition(":")
+    entry = BOTS.get(spec)
+    if entry is not None:
+        if entry.target == PRESET_TARGET:
+            from .presets import preset_bot
+
+            return spec, preset_bot(spec)
+        module_name, _, class_name = entry.target.partition(":")
         player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
         return spec, player_class
     try:
         return load_player(spec)
     except PlayerLoadError as error:
-        close = difflib.get_close_matches(spec, BOTS, n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
-        raise PlayerLoadError(f"{error} ({hint}registered bot names: {', '.join(sorted(BOTS))})") from error
+        raise PlayerLoadError(f"{error}{did_you_mean(spec, BOTS, n=3)} (registered bot names: {', '.join(sorted(BOTS))})") from error
 
 
 class BotConstructionError(BlindchessError, ValueError):

@@ -58,6 +58,9 @@ class PolicyBot(ObservingPlayer):
         greedy: play the mode of the policy rather than a sample.
     """
 
+    variants = frozenset(path.stem for path in MODELS.glob("*.pt"))
+    """The variants with a shipped policy (a ``weights`` file of another variant is not checked for here)."""
+
     def __init__(
         self,
         rules: Rules[Any] = STANDARD,
@@ -101,6 +104,8 @@ def policy_bot_class(weights: Union[str, Path], rules: Rules[Any] = STANDARD) ->
     path = Path(weights).resolve()
 
     class FilePolicyBot(PolicyBot):
+        variants = frozenset({variant_name(rules)})
+
         def __init__(self, rules: Rules[Any] = rules, rng: SeedLike = None, greedy: bool = True) -> None:
             super().__init__(rules, path, rng, greedy)
 

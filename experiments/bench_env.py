@@ -1,31 +1,41 @@
-"""How many environment steps per second, with and without observation tensors, next to OpenSpiel's `rbc`?
+"""How many environment steps per second: the single-game and batched environments next to OpenSpiel's `rbc`.
 
-Random play on 8x8, a uniformly random legal action at every step, for four loops measured in the
-same run and interleaved in rounds (so machine load hits all alike):
+Random play on 8x8, a uniformly random legal action at every step. Loops measured in the same run
+and interleaved in rounds (so machine load hits all alike):
 
-- ``blindchess`` with observations: `RbcEnv` stepping, and the acting agent's observation (its
-  two frames from the shared encoder, and its action mask) read at every step;
-- ``blindchess`` without: ``observations=False`` (no encoder) and only the legal actions read;
-- ``open_spiel rbc`` with observations: ``state.observation_tensor(player)`` at every step;
-- ``open_spiel rbc`` without: ``state.legal_actions()`` and ``apply_action`` only.
+- ``blindchess rbc``: `RbcEnv` stepping one game, with the acting agent's observation (its two
+  frames from the shared encoder and its action mask) read at every step, or without
+  (``observations=False``, only the legal actions read);
+- ``blindchess batch N``: `BatchedGames` (self-play: the caller acts for whichever colour is to act
+  in each of N games), one `step` call per N steps, random legal actions drawn by `random_actions`
+  (compiled, per-game streams); per step it plays the action (revision, push, end), lists the next
+  phase's actions and writes their mask (16,449 int8), folds the event into the encoders of the
+  mover and, after a move, of its opponent, and copies the acting player's two frames (2 x 1,353
+  bytes) into the observation array; finished games restart inside the call;
+- ``open_spiel rbc``: `state.legal_actions()`, a numpy draw and `apply_action`, with the acting
+  player's observation written by OpenSpiel's fastest observation API
+  (`make_observation(game).set_from(state, player)`: 814 floats into a numpy buffer, the same tensor
+  as `state.observation_tensor`), by the list call `state.observation_tensor(player)`, or none.
 
-A step is one decision (a sense or a move) in both: OpenSpiel's `rbc` also has a sense and a move
-per turn. The rules differ (docs/env.md), so the games do too; the table is per step. Times are
-CPU seconds of this process (``time.process_time``), which a shared machine disturbs less than
-the wall clock; both are printed. Each loop first runs a few hundred steps untimed (numba loads
-the compiled step from its cache on the first call, about a second).
+A step is one decision (a sense or a move) in all of them: OpenSpiel's `rbc` also has a sense and
+a move per turn. The rules differ (docs/env.md), so the games do too; the table is per step. Times
+are CPU seconds of this process (``time.process_time``), which a shared machine disturbs less than
+the wall clock; both are printed. Each loop first runs untimed (numba loads the compiled code from
+its cache on the first call, about a second).
 
-Then the vectorised rollouts: ``--workers`` `BotOpponentEnv`s (a learner with random masked
-actions against the random bot) in Gymnasium's `AsyncVectorEnv`, one worker process each,
-counted in learner steps per second of wall time (the workers' CPU time is not this process's).
+Then ``--workers`` processes, each stepping its own batch of the largest size for the same number
+of steps (steps/s of wall time, all workers together); and learners against the random bot:
+``--workers`` `BotOpponentEnv`s in Gymnasium's `AsyncVectorEnv` (one worker process each, the bot's
+turns through `LocalGame`), against `RbcVectorEnv` (the batched random opponent inside the step,
+one process), both in learner steps per second of wall time, random masked actions.
 
-    python3 experiments/bench_env.py --steps 20000 --rounds 3 --workers 2
+    python3 experiments/bench_env.py --steps 200000 --rounds 3 --sizes 1,16,256,4096 --workers 2
 
-With ``--baseline REV`` only the two ``blindchess`` loops run, by the commit REV and by this checkout
-in alternating child processes (:mod:`blindchess.experiments.baseline_checkout`), and the medians
-of their CPU rates and the ratios are printed::
+With ``--baseline REV`` only the two one-game ``blindchess rbc`` loops run, by the commit REV and by
+this checkout in alternating child processes (:mod:`blindchess.experiments.baseline_checkout`),
+and the medians of their CPU rates and the ratios are printed::
 
-    python3 experiments/bench_env.py --baseline main --steps 5000 --rounds 5
+    python3 experiments/bench_env.py --baseline main --steps 4000 --rounds 5
 
 OpenSpiel comes from ``pip install open-spiel`` (a wheel; not a dependency of the package: only
 this benchmark uses it).
@@ -44,6 +54,8 @@ from typing import Any
 import numpy as np
 
 from blindchess.env import rbc_env
+from blindchess.env.batch import BatchedGames
+from blindchess.env.batch_vector import RbcVectorEnv
 from blindchess.env.single import BotOpponentEnv
 
 WARM_UP_STEPS = 500
@@ -66,17 +78,35 @@ def blindchess_steps(steps: int, observations: bool, seed: int) -> int:
     return done_steps
 
 
-def open_spiel_steps(steps: int, observations: bool, seed: int) -> int:
-    """The same loop over OpenSpiel's `rbc` (random legal actions, optionally the mover's observation tensor)."""
+def batch_loop(n_games: int) -> Callable[[int, int], int]:
+    """A loop over one self-play `BatchedGames` of `n_games`, built (and its arrays touched) before any timing."""
+    batch = BatchedGames(n_games, sides="both")
+    batch.reset(seed=0)
+
+    def loop(steps: int, seed: int) -> int:
+        calls = max(1, steps // n_games)
+        for _ in range(calls):
+            batch.step(batch.random_actions())
+        return calls * n_games
+
+    return loop
+
+
+def open_spiel_steps(steps: int, observations: str, seed: int) -> int:
+    """The same loop over OpenSpiel's `rbc`; `observations`: ``"set_from"``, ``"list"`` or ``"none"``."""
     import pyspiel
+    from open_spiel.python.observation import make_observation
 
     rng = np.random.default_rng(seed)
     game = pyspiel.load_game("rbc")
+    observer = make_observation(game)
     done_steps = 0
     while done_steps < steps:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if observations:
+            if observations == "set_from":
+                observer.set_from(state, state.current_player())  # into observer.tensor, a numpy buffer
+            elif observations == "list":
                 state.observation_tensor(state.current_player())
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
@@ -102,6 +132,38 @@ def vector_steps(steps: int, workers: int, seed: int) -> tuple[int, float]:
     return done_steps, wall
 
 
+def batched_learner_steps(steps: int, n_games: int, seed: int) -> tuple[int, float, float]:
+    """(learner steps, wall seconds, CPU seconds) of `RbcVectorEnv` against the batched random bot, random masked actions."""
+    envs = RbcVectorEnv(n_games, opponent="random", learner="alternate")
+    envs.reset(seed=seed)
+    batch = envs.batch
+    for _ in range(3):
+        envs.step(batch.random_actions())
+    start, cpu, done_steps = time.monotonic(), time.process_time(), 0
+    while done_steps < steps:
+        envs.step(batch.random_actions())  # a uniform draw from each game's listed actions: what the mask allows
+        done_steps += n_games
+    return done_steps, time.monotonic() - start, time.process_time() - cpu
+
+
+def _worker(n_games: int, steps: int, seed: int) -> int:
+    loop = batch_loop(n_games)
+    loop(n_games, seed)
+    return loop(steps, seed)
+
+
+def worker_steps(steps: int, n_games: int, workers: int, seed: int) -> tuple[int, float]:
+    """(steps, wall seconds) of `workers` processes, each stepping its own batch of `n_games` for `steps` steps."""
+    from multiprocessing import get_context
+
+    with get_context("spawn").Pool(workers) as pool:
+        pool.starmap(_worker, [(n_games, n_games, seed + index) for index in range(workers)])  # loads numba's cache
+        start = time.monotonic()
+        made = pool.starmap(_worker, [(n_games, steps, seed + index) for index in range(workers)])
+        wall = time.monotonic() - start
+    return sum(made), wall
+
+
 def blindchess_rates(steps: int, seed: int) -> dict[str, float]:
     """Steps per CPU second of the two `RbcEnv` loops (with and without observations), after the untimed warm-up."""
     rates = {}
@@ -119,7 +181,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2, help="worker processes for the vectorised rollouts (0: skip)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--baseline", metavar="REV", help="a commit to compare the RbcEnv loops with (e.g. main)")
+    parser.add_argument("--sizes", default="1,16,256,4096", help="batch sizes, comma-separated")
+    parser.add_argument("--single-steps", type=int, default=20000, help="steps per round of the one-game loops")
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare the one-game loops with (e.g. main)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -135,15 +199,20 @@ def main() -> None:
               "the current checkout")  # fmt: skip
         print_rates(runs, "steps/s")
         return
+    sizes = [int(size) for size in args.sizes.split(",")]
+    single = args.single_steps
     loops: dict[str, Callable[[int, int], int]] = {
-        "blindchess rbc, observations": lambda n, s: blindchess_steps(n, True, s),
-        "blindchess rbc, no observations": lambda n, s: blindchess_steps(n, False, s),
+        "blindchess rbc (one game), observations": lambda n, s: blindchess_steps(min(n, single), True, s),
+        "blindchess rbc (one game), no observations": lambda n, s: blindchess_steps(min(n, single), False, s),
     }
+    for size in sizes:
+        loops[f"blindchess batch {size}, observations"] = batch_loop(size)
     try:
         import pyspiel  # noqa: F401
 
-        loops["open_spiel rbc, observation_tensor"] = lambda n, s: open_spiel_steps(n, True, s)
-        loops["open_spiel rbc, no observations"] = lambda n, s: open_spiel_steps(n, False, s)
+        loops["open_spiel rbc, set_from (fastest observations)"] = lambda n, s: open_spiel_steps(min(n, single), "set_from", s)
+        loops["open_spiel rbc, observation_tensor (list)"] = lambda n, s: open_spiel_steps(min(n, single), "list", s)
+        loops["open_spiel rbc, no observations"] = lambda n, s: open_spiel_steps(min(n, single), "none", s)
     except ImportError as error:
         print(f"open_spiel not measured: {error}")
     for loop in loops.values():  # untimed: numba loads the compiled step from its cache on the first call
@@ -157,14 +226,25 @@ def main() -> None:
             record[0] += made
             record[1] += time.process_time() - cpu
             record[2] += time.monotonic() - wall
-    print("| loop | steps | steps/s (CPU) | steps/s (wall) |")
-    print("|---|---:|---:|---:|")
+    baseline = next((total / cpu for name, (total, cpu, _) in totals.items() if "set_from" in name), None)
+    print("| loop | steps | steps/s (CPU) | steps/s (wall) | x OpenSpiel set_from (CPU) |")
+    print("|---|---:|---:|---:|---:|")
     for name, (total, cpu_seconds, wall_seconds) in totals.items():
-        print(f"| {name} | {total:.0f} | {total / cpu_seconds:,.0f} | {total / wall_seconds:,.0f} |")
+        ratio = f"{total / cpu_seconds / baseline:.1f}" if baseline else "-"
+        print(f"| {name} | {total:.0f} | {total / cpu_seconds:,.0f} | {total / wall_seconds:,.0f} | {ratio} |")
     if args.workers:
-        learner_steps, seconds = vector_steps(args.steps, args.workers, args.seed)
-        print(f"\nAsyncVectorEnv, {args.workers} workers, BotOpponentEnv rbc vs random: {learner_steps} learner steps,"
-              f" {learner_steps / seconds:,.0f} learner steps/s (wall)")
+        made, seconds = worker_steps(args.steps, sizes[-1], args.workers, args.seed)
+        print(f"\n{args.workers} worker processes, a batch of {sizes[-1]} each: {made} steps, {made / seconds:,.0f} steps/s (wall)")
+        learner_steps, seconds = vector_steps(max(args.steps // 50, 2000), args.workers, args.seed)
+        async_rate = learner_steps / seconds
+        print("\n| learner vs random bot | learner steps | learner steps/s (wall) | x AsyncVectorEnv (wall) | steps/s (CPU) |")
+        print("|---|---:|---:|---:|---:|")
+        print(f"| AsyncVectorEnv, {args.workers} worker processes of BotOpponentEnv | {learner_steps} | {async_rate:,.0f} | 1 | - |")
+        for size in sizes:
+            learner_steps, seconds, cpu_seconds = batched_learner_steps(args.steps, size, args.seed)
+            rate = learner_steps / seconds
+            print(f"| RbcVectorEnv, {size} games, one process | {learner_steps} | {rate:,.0f} | {rate / async_rate:,.0f} |"
+                  f" {learner_steps / cpu_seconds:,.0f} |")
 
 
 if __name__ == "__main__":

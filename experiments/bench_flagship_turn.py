@@ -2,7 +2,7 @@
 
 Plays one fixed seeded game: the flagship (`blindchess.bots.flagship`) against a
 seed-deterministic opponent (`random` or `attacker`), with Stockfish searching to a fixed
-depth instead of by clock (``search_depth``: the selector then samples a fixed number of
+depth instead of by clock (``selector.search.depth``: the selector then samples a fixed number of
 boards and the game is the same on every run) and a clock large enough that time never
 binds. The flagship's callbacks are timed; one own turn is everything from hearing the
 opponent's move to the result of its own (belief updates, sense planning, move choice).
@@ -32,7 +32,8 @@ import chess
 
 from blindchess.arbiter import Player, play_local_game
 from blindchess.bots.attacker_bot import AttackerBot
-from blindchess.bots.flagship import FlagshipBot, HybridFlagshipBot, LearnedFlagshipBot
+from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.presets import PlannerPresetBot, preset_bot
 from blindchess.bots.random_bot import RandomBot
 
 PHASES = ("handle_opponent_move_result", "choose_sense", "handle_sense_result", "choose_move", "handle_move_result")
@@ -90,13 +91,15 @@ class TimedPlayer(Player):
         self.player.handle_game_end(*args)
 
 
-FLAGSHIPS = {"flagship": FlagshipBot, "flagship-hybrid": HybridFlagshipBot, "flagship-learned": LearnedFlagshipBot}
+FLAGSHIPS: dict[str, type[PlannerPresetBot]] = {
+    "flagship": FlagshipBot, "flagship-hybrid": preset_bot("flagship-hybrid"), "flagship-learned": preset_bot("flagship-learned"),
+}
 """The flagship presets the script can time (``--bot``): the board set, the hybrid, the learned prior's weighting."""
 
 
 def play_one(seed: int, opponent: str, depth: int, clock: float, bot: str = "flagship") -> dict[str, Any]:
     """One game of the flagship preset `bot` (White) against `opponent`; per-turn phase seconds and the actions."""
-    flagship = TimedPlayer(FLAGSHIPS[bot](rng=seed, selector={"search_depth": depth}))
+    flagship = TimedPlayer(FLAGSHIPS[bot](rng=seed, selector={"search": {"depth": depth}}))
     other = {"random": RandomBot, "attacker": AttackerBot}[opponent](rng=seed + 1)
     winner, reason, _ = play_local_game(flagship, other, seconds_per_player=clock, enforce_deadlines=False)
     return {"turns": flagship.turns, "cpu_turns": flagship.cpu_turns, "actions": flagship.actions, "winner": winner,

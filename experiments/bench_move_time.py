@@ -30,7 +30,7 @@ import logging
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import chess
 import chess.engine
@@ -111,7 +111,7 @@ class Arm:
     name: str
     budget: Optional[float]
     hard: Optional[float]
-    settings: tuple[tuple[str, float], ...] = ()
+    settings: tuple[tuple[str, Any], ...] = ()
 
 
 def choose(position: Position, arm: Arm, seed: int) -> tuple[chess.Move, float]:

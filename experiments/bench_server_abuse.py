@@ -4,7 +4,8 @@ Starts ``blindchess serve`` in its own process on 127.0.0.1 and keeps ``--games`
 games running at once (rounds of concurrent games through our HTTP client, from several client
 processes) for ``--seconds``, twice: first alone, then while a separate process runs
 ``--guessers`` threads sending wrong passwords as fast as the server answers (for a real
-account and for names that do not exist). Every normal request is timed on the client side.
+account and for names that do not exist), from their own address (127.0.0.2; the players
+use 127.0.0.1). Every normal request is timed on the client side.
 Prints p50/p99 latency of the normal requests in each phase and their ratio, what the
 guessers were answered (401 until throttled, then 429), and checks that nothing was lost
 (every game over on the server, both players saw the same history, the server stored exactly
@@ -32,15 +33,32 @@ import requests
 from blindchess.experiments.bench_server import run_phase
 from blindchess.server.testing import ServerProcess
 
+GUESSER_ADDRESS = "127.0.0.2"
+"""Where the guessers connect from: an attacker has its own address. (The players use 127.0.0.1; a throttled
+address gets 429 for every request, right passwords included, so guessers sharing it would stop the games.)"""
+
+
+class _FromAddress(requests.adapters.HTTPAdapter):
+    """Connections bound to one local address (the guessers')."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["source_address"] = (self._address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
 
 def guess_passwords(url: str, victim: str, threads: int, seconds: float, counts: Any) -> None:
-    """Process body: `threads` threads sending wrong credentials for `seconds`; tallies statuses in `counts`."""
+    """Process body: `threads` threads sending wrong credentials for `seconds` from `GUESSER_ADDRESS`; tallies statuses in `counts`."""
     stop = time.monotonic() + seconds
     tally: collections.Counter[int] = collections.Counter()
     lock = threading.Lock()
 
     def guess(index: int) -> None:
         session = requests.Session()
+        session.mount("http://", _FromAddress(GUESSER_ADDRESS))
         attempt = 0
         while time.monotonic() < stop:
             name = victim if attempt % 2 == 0 else f"nobody-{index}-{attempt}"

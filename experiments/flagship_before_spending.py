@@ -16,10 +16,10 @@ import math
 
 from blindchess.arbiter import Player
 from blindchess.bots.flagship_config import CONFIGS, configure
-from blindchess.bots.presets import ValueOfInformationSenseBot
+from blindchess.bots.presets import PlannerPresetBot
 
 
-class FlagshipBeforeSpending(ValueOfInformationSenseBot):
+class FlagshipBeforeSpending(PlannerPresetBot):
     """The flagship of 06acaf2: every game short (`TimeManager.short_search`, ``clock.long_clock = inf``)."""
 
     config = configure(CONFIGS["flagship"], {"clock": {"long_clock": math.inf}})

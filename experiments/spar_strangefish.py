@@ -13,9 +13,18 @@ StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own
 Stockfish gets one thread (it asks for three), as the flagship's does, and its `random.sample`
 of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
 
+``--clock-mode cpu`` charges each bot the CPU time of its own process tree (its Stockfish
+included) on its own turn instead of wall time (`blindchess.arbiter.cpu_clock`; the option is
+``--clock`` in ``blindchess match``, where this script's ``--clock`` is the time control), so that
+games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
+
 Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
-``--out``; each game's result and both bots' clock use are printed, then the flagship's score
-with its 95% interval (Wilson, `blindchess.tournament.stats`)::
+``--out``, with a line per game in its ``results.jsonl`` (`blindchess.tournament.match_record`,
+as ``blindchess match`` writes it); each game's result and both bots' clock use are printed, then
+the flagship's score with its 95% interval (Wilson, `blindchess.tournament.stats`).
+``blindchess match-report OUT`` prints the same from the folder, with every lost game's record.
+A long match stops with Ctrl-C (the game in hand is not counted) and ``--resume`` plays the
+games of the same match (settings, clocks, seed) that ``--out`` does not hold yet::
 
     STRANGEFISH2_PATH=../shared/opponents/strangefish2 python experiments/spar_strangefish.py --games 20 --clock 300+5
     python experiments/spar_strangefish.py --strangefish ../shared/opponents/strangefish2 --games 1 --clock 60+1 --full-turn-limit 20
@@ -38,6 +47,7 @@ from typing import Any, Optional
 import numpy as np
 
 from blindchess.arbiter import Player
+from blindchess.arbiter.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
 from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter
 from blindchess.arbiter.results import describe_result, unique_history_path
 from blindchess.arbiter.time_control import TimeControl
@@ -45,6 +55,8 @@ from blindchess.arbiter.types import WinReason
 from blindchess.bots.random_bot import SeedLike
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
 from blindchess.tournament.config import parse_settings
+from blindchess.tournament.interrupt import watch_for_interrupt
+from blindchess.tournament.match_record import append_line, finished_games, game_line, start_match
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.stats import MatchScore, wilson_interval
 from blindchess.tournament.task import play_game
@@ -136,10 +148,19 @@ def arguments(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of game k's seeds (default 0)")
     parser.add_argument("--settings", default="", help="the flagship's settings: 'preset = \"fast\"' (docs/moving.md)")
     parser.add_argument("--no-ponder", action="store_true", help="neither bot thinks on the other's turn")
+    parser.add_argument(
+        "--clock-mode", choices=CLOCK_MODES, default="wall", help="charge wall time (default) or each bot's own CPU time"
+    )
     parser.add_argument("--out", type=Path, default=Path("games/strangefish2"), help="histories go here (default games/strangefish2)")
+    parser.add_argument("--resume", action="store_true", help="count the games of this match already in --out; play the rest")
     args = parser.parse_args(argv)
     if not args.strangefish:
         parser.error(f"give StrangeFish2's folder: --strangefish PATH or ${PATH_ENV_VAR}")
+    if args.clock_mode == "cpu":
+        try:
+            check_cpu_clock()
+        except CpuClockUnavailableError as error:
+            parser.error(str(error))
     return args
 
 
@@ -148,22 +169,43 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
     ponder = not args.no_ponder
     flagship = BotSpec("flagship", "flagship", parse_settings(args.settings, "--settings"), isolate=True, ponder=ponder)
     champion = BotSpec("StrangeFish2", "blindchess.experiments.spar_strangefish", {"path": str(copy)}, isolate=True, ponder=ponder)
-    args.out.mkdir(parents=True, exist_ok=True)
+    identity = {
+        "labels": ["flagship", "StrangeFish2"], "bots": ["flagship", "StrangeFish2"], "settings": [args.settings, ""],
+        "clock": str(args.clock), "clock_mode": args.clock_mode, "seed": args.seed, "ponder": ponder,
+        "full_turn_limit": args.full_turn_limit,
+    }  # fmt: skip
+    ident = start_match(args.out, identity)
+    recorded = finished_games(args.out, ident) if args.resume else {}
     played: list[tuple[bool, GameResult]] = []
     for game in range(args.games):
         white, black = (flagship, champion) if game % 2 == 0 else (champion, flagship)
+        label = f"game {game + 1}/{args.games}: {white.label} (white) vs {black.label} (black)"
+        line = recorded.get(game + 1)
+        if line is not None:
+            winner = None if line.winner is None else line.winner == "white"
+            played.append((game % 2 == 0, GameResult(f"spar#{game}", winner, line.reason, line.turns, line.seconds)))
+            print(f"{label}: recorded earlier in {args.out / line.history}", flush=True)
+            continue
         spec = GameSpec(
             f"spar#{game}", white, black, white_seed=args.seed * 1000 + 2 * game, black_seed=args.seed * 1000 + 2 * game + 1,
             seconds=args.clock.seconds, increment=args.clock.increment, full_turn_limit=args.full_turn_limit,
+            clock_mode=args.clock_mode,
         )  # fmt: skip
-        result = play_game(spec)
+        with watch_for_interrupt() as interrupted:
+            try:
+                result = play_game(spec)
+            except KeyboardInterrupt:
+                interrupted.set()
+        if interrupted.is_set():  # Ctrl-C: the game in hand may have reached a bot as its fault; not counted
+            print(f"interrupted in game {game + 1}: not counted; --resume plays it again", flush=True)
+            break
         played.append((game % 2 == 0, result))
-        label = f"game {game + 1}/{args.games}: {white.label} (white) vs {black.label} (black)"
         if not result.ok or result.history is None:
             print(f"{label}: ERROR {result.error}", flush=True)
             continue
         path = unique_history_path(args.out, f"game-{game + 1:03d}-{white.label}-vs-{black.label}")
         path.write_text(result.history)
+        append_line(args.out, game_line((ident, "flagship"), game + 1, spec, result, path.name))
         reason = None if result.reason is None else WinReason[result.reason]
         shares = " / ".join("-" if share is None else f"{share:.0%}" for share in result.clock_share)
         print(

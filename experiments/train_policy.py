@@ -17,11 +17,12 @@ The worked example (4x4 teaching board; about 130 CPU seconds, one torch thread)
     python3 experiments/train_policy.py --variant teaching-4x4 --updates 60 --seed 1 \
         --out env/models/teaching-4x4.pt --plot docs/images/policy_teaching_4x4.png
 
-First steps on 8x8 (the same script, a few updates: a policy that plays ``blindchess match policy
-trout``, not yet a strong one)::
+On 8x8 with the batched environment (``--batched``: the games in one
+:class:`~blindchess.env.batch.BatchedGames`, the bot's turns inside its compiled step; the shipped
+``env/models/rbc.pt``, about 260 CPU seconds, docs/env.md)::
 
-    python3 experiments/train_policy.py --variant rbc --updates 6 --steps 1024 --envs 8 --seed 1 \
-        --turn-limit 60 --out env/models/rbc.pt --plot docs/images/policy_rbc.png --eval-games 20
+    python3 experiments/train_policy.py --variant rbc --batched --updates 12 --steps 4096 --envs 64 --seed 1 \
+        --turn-limit 60 --out env/models/rbc.pt --plot docs/images/policy_rbc.png --eval-games 200
 
 The GPU is used when torch sees one (``--device``), else the CPU with ``--threads`` threads.
 """
@@ -41,6 +42,8 @@ import torch
 
 from blindchess.arbiter import LocalGame, play_local_game
 from blindchess.bots.random_bot import RandomBot
+from blindchess.env.actions import ActionCodec
+from blindchess.env.batch import CODEC, BatchedGames
 from blindchess.env.policy import PolicyNet, save_policy
 from blindchess.env.policy_bot import PolicyBot
 from blindchess.env.single import BotOpponentEnv
@@ -68,6 +71,7 @@ class Settings:
     hidden: int = 128
     turn_limit: Optional[int] = None
     seed: int = 1
+    batched: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class Rollouts:
         self.settings, self.device = settings, device
         options: dict[str, Any] = {} if settings.turn_limit is None else {"turn_limit": settings.turn_limit}
         self.envs = [BotOpponentEnv(settings.variant, settings.opponent, **options) for _ in range(settings.envs)]
+        self.codec: ActionCodec = self.envs[0].aec.codec
         self.observations = [env.reset(seed=settings.seed * 100_003 + index)[0] for index, env in enumerate(self.envs)]
         self.lengths = [0] * len(self.envs)
         self.results: list[tuple[float, int]] = []  # (reward, steps) of each finished game
@@ -117,7 +122,7 @@ class Rollouts:
     def collect(self, net: PolicyNet, generator: torch.Generator) -> Batch:
         settings, n = self.settings, len(self.envs)
         horizon = max(1, settings.steps // n)
-        observations, masks, actions, log_probs, values, rewards, dones = [], [], [], [], [], [], []
+        steps = Steps([], [], [], [], [], [], [])
         for _ in range(horizon):
             obs = torch.as_tensor(np.stack([o["observation"] for o in self.observations]), device=self.device)
             mask = torch.as_tensor(np.stack([o["action_mask"] for o in self.observations]), device=self.device)
@@ -136,29 +141,84 @@ class Rollouts:
                     self.lengths[index] = 0
                     observation, _ = env.reset()
                 self.observations[index] = observation
-            observations.append(obs)
-            masks.append(mask)
-            actions.append(action)
-            log_probs.append(chosen(log_prob, action))
-            values.append(value)
-            rewards.append(torch.as_tensor(step_rewards, device=self.device))
-            dones.append(torch.as_tensor(step_dones, device=self.device))
+            steps.append(obs, mask, action, chosen(log_prob, action), value, torch.as_tensor(step_rewards, device=self.device),
+                         torch.as_tensor(step_dones, device=self.device))  # fmt: skip
         with torch.no_grad():
             obs = torch.as_tensor(np.stack([o["observation"] for o in self.observations]), device=self.device)
             next_value = net(obs)[1]
-        advantages = torch.zeros(horizon, n, device=self.device)
-        running = torch.zeros(n, device=self.device)
-        for t in reversed(range(horizon)):  # generalised advantage estimation
-            following = next_value if t == horizon - 1 else values[t + 1]
-            alive = 1.0 - dones[t]
-            delta = rewards[t] + settings.gamma * following * alive - values[t]
-            running = delta + settings.gamma * settings.lam * alive * running
-            advantages[t] = running
-        value_tensor = torch.stack(values)
-        return Batch(
-            torch.cat(observations), torch.cat(masks), torch.cat(actions), torch.cat(log_probs),
-            advantages.reshape(-1), (advantages + value_tensor).reshape(-1),
-        )
+        return ppo_batch(settings, steps, next_value)
+
+
+class BatchedRollouts:
+    """The same rollouts from one `BatchedGames` (8x8 only): the opponent's turns and restarts inside one compiled call."""
+
+    def __init__(self, settings: Settings, device: torch.device) -> None:
+        if settings.variant != "rbc":
+            raise ValueError(f"--batched plays 8x8 RBC only, not {settings.variant!r}")
+        self.settings, self.device, self.codec = settings, device, CODEC
+        self.batch = BatchedGames(settings.envs, sides="alternate", opponent=settings.opponent, turn_limit=settings.turn_limit)
+        self.batch.reset(seed=settings.seed)
+        self.lengths = np.zeros(settings.envs, dtype=np.int64)
+        self.results: list[tuple[float, int]] = []
+
+    def collect(self, net: PolicyNet, generator: torch.Generator) -> Batch:
+        settings, batch, device = self.settings, self.batch, self.device
+        steps = Steps([], [], [], [], [], [], [])
+        for _ in range(max(1, settings.steps // batch.n_games)):
+            obs = torch.from_numpy(batch.observation.copy()).to(device)  # copies: the batch's buffers change next step
+            mask = torch.from_numpy(batch.mask.copy()).to(device)
+            with torch.no_grad():
+                logits, value = net(obs)
+                log_prob = masked_log_probs(logits, mask)
+                action = torch.multinomial(log_prob.exp(), 1, generator=generator).squeeze(1)
+            batch.step(action.cpu().numpy())
+            self.lengths += 1
+            done = batch.terminated | batch.truncated
+            for g in np.flatnonzero(done):
+                self.results.append((float(batch.reward[g]), int(self.lengths[g])))
+                self.lengths[g] = 0
+            steps.append(obs, mask, action, chosen(log_prob, action), value, torch.from_numpy(batch.reward.copy()).to(device),
+                         torch.from_numpy(done.astype(np.float32)).to(device))  # fmt: skip
+        with torch.no_grad():
+            next_value = net(torch.from_numpy(batch.observation.copy()).to(device))[1]
+        return ppo_batch(settings, steps, next_value)
+
+
+@dataclass
+class Steps:
+    """One rollout's per-step tensors, in step order (each of shape (games, ...))."""
+
+    observations: list[torch.Tensor]
+    masks: list[torch.Tensor]
+    actions: list[torch.Tensor]
+    log_probs: list[torch.Tensor]
+    values: list[torch.Tensor]
+    rewards: list[torch.Tensor]
+    dones: list[torch.Tensor]
+
+    def append(self, *step: torch.Tensor) -> None:
+        for column, tensor in zip(
+            (self.observations, self.masks, self.actions, self.log_probs, self.values, self.rewards, self.dones), step, strict=True
+        ):
+            column.append(tensor)
+
+
+def ppo_batch(settings: Settings, steps: Steps, next_value: torch.Tensor) -> Batch:
+    """The PPO batch of a rollout: its steps flattened, with advantages by generalised advantage estimation."""
+    values, horizon = steps.values, len(steps.values)
+    advantages = torch.zeros(horizon, values[0].shape[0], device=values[0].device)
+    running = torch.zeros_like(values[0])
+    for t in reversed(range(horizon)):  # generalised advantage estimation
+        following = next_value if t == horizon - 1 else values[t + 1]
+        alive = 1.0 - steps.dones[t]
+        delta = steps.rewards[t] + settings.gamma * following * alive - values[t]
+        running = delta + settings.gamma * settings.lam * alive * running
+        advantages[t] = running
+    value_tensor = torch.stack(values)
+    return Batch(
+        torch.cat(steps.observations), torch.cat(steps.masks), torch.cat(steps.actions), torch.cat(steps.log_probs),
+        advantages.reshape(-1), (advantages + value_tensor).reshape(-1),
+    )
 
 
 def ppo_update(net: PolicyNet, optimiser: torch.optim.Optimizer, batch: Batch, settings: Settings, generator: torch.Generator) -> None:
@@ -186,8 +246,8 @@ def train(settings: Settings, device: torch.device) -> tuple[PolicyNet, list[Upd
     """Train a policy with PPO; returns it and the learning curve (one record per update)."""
     torch.manual_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
-    rollouts = Rollouts(settings, device)
-    net = PolicyNet(rollouts.envs[0].aec.codec, settings.hidden).to(device)
+    rollouts: Rollouts | BatchedRollouts = BatchedRollouts(settings, device) if settings.batched else Rollouts(settings, device)
+    net = PolicyNet(rollouts.codec, settings.hidden).to(device)
     optimiser = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     curve: list[UpdateRecord] = []
     env_steps, start = 0, time.process_time()
@@ -269,6 +329,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--hidden", type=int, default=defaults.hidden)
     parser.add_argument("--turn-limit", type=int, help="full turns before a draw (default: the variant's)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--batched", action="store_true", help="8x8 only: the games in one BatchedGames (random or attacker)")
     parser.add_argument("--out", type=Path, required=True, help="where to save the policy")
     parser.add_argument("--plot", type=Path, help="where to draw the learning curve")
     parser.add_argument("--eval-games", type=int, default=200, help="games of the saved policy vs random (0: none)")
@@ -281,7 +342,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     device = torch.device(automatic if args.device == "auto" else args.device)
     settings = Settings(
         args.variant, args.opponent, args.updates, args.envs, args.steps, args.epochs, args.minibatch,
-        hidden=args.hidden, turn_limit=args.turn_limit, seed=args.seed,
+        hidden=args.hidden, turn_limit=args.turn_limit, seed=args.seed, batched=args.batched,
     )
     wall, cpu = time.monotonic(), time.process_time()
     net, curve = train(settings, device)

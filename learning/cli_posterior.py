@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.history import HistoryFormatError
-from blindchess.arguments import add_command
+from blindchess.arguments import add_command, positive_int
+from blindchess.command_errors import BadInputError
 from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.cli_tournament import add_executor_arguments
 from blindchess.tournament.executors import make_executor
@@ -38,14 +39,14 @@ def add_parser(subparsers: Any) -> None:
     commands = parser.add_subparsers(dest="posterior_command", required=True)
 
     data = commands.add_parser("data", help="play games (or read histories) and write example shards")
-    data.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    data.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
     data.add_argument("--seed", type=int, default=0, help="run seed: game i's pairing and bot seeds are set by (seed, i)")
     # The default mix is learning.generate's DEFAULT_MIX, named here without importing it: that module loads
     # numba, and a parser must build without heavy imports (`blindchess --help` stays fast).
     data.add_argument("--mix", help="bots to pair at random, comma-separated (default random,attacker,trout)")
-    data.add_argument("--full-turn-limit", type=int, default=50, help="draw after this many full turns (default 50)")
+    data.add_argument("--full-turn-limit", type=positive_int, default=50, help="draw after this many full turns (default 50)")
     data.add_argument("--histories", nargs="+", help="encode these history files (ours or reconchess's JSON) instead of playing")
-    data.add_argument("--shard-games", type=int, default=500, help="games per shard file (default 500)")
+    data.add_argument("--shard-games", type=positive_int, default=500, help="games per shard file (default 500)")
     data.add_argument("--out", required=True, help="folder for the shards")
     add_executor_arguments(data, None)
     data.set_defaults(run=run_data)
@@ -58,10 +59,10 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="allow --out to be the model shipped in the package (beliefs/models/default): retrain it on purpose",
     )
-    train.add_argument("--epochs", type=int, default=3)
-    train.add_argument("--batch", type=int, default=32)
+    train.add_argument("--epochs", type=positive_int, default=3)
+    train.add_argument("--batch", type=positive_int, default=32)
     train.add_argument("--learning-rate", type=float, default=2e-3)
-    train.add_argument("--hidden", type=int, default=192)
+    train.add_argument("--hidden", type=positive_int, default=192)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--holdout", type=int, default=10, help="percent of games held out (default 10)")
     train.add_argument(
@@ -101,13 +102,11 @@ def run_data(args: argparse.Namespace) -> int:
     if args.histories:
         missing = [path for path in args.histories if not Path(path).is_file()]
         if missing:
-            print(f"blindchess: error: {_missing_history(missing[0])}", file=sys.stderr)
-            return 2
+            raise BadInputError(_missing_history(missing[0]))
         try:
             sequences = read_history_files(args.histories)
         except HistoryFormatError as error:
-            print(f"blindchess: error: {error}", file=sys.stderr)
-            return 2
+            raise BadInputError(str(error)) from error
         out.mkdir(parents=True, exist_ok=True)
         print(json.dumps({"shard": str(write_shard(out / "histories.npz", sequences)), "sequences": len(sequences)}))
         return 0
@@ -116,8 +115,7 @@ def run_data(args: argparse.Namespace) -> int:
     try:
         executor = make_executor(args.executor, args.workers, args.address)
     except ExecutorError as error:
-        print(f"blindchess: error: {error}", file=sys.stderr)
-        return 2
+        raise BadInputError(str(error)) from error
     pending: list[Sequence] = []
     shards: list[str] = []
     failed: list[str] = []
@@ -132,8 +130,7 @@ def run_data(args: argparse.Namespace) -> int:
                 shards.append(str(write_shard(out / f"shard-{len(shards):05d}.npz", pending)))
                 pending = []
     except GenerationError as error:
-        print(f"blindchess: error: {error}", file=sys.stderr)
-        return 2
+        raise BadInputError(str(error)) from error
     finally:
         executor.close()
     print(json.dumps({"shards": shards, "games": args.games, "seed": args.seed, "mix": list(mix), "failed": failed}))
@@ -147,12 +144,10 @@ def run_train(args: argparse.Namespace) -> int:
     from .train import TrainSettings, train
 
     if Path(args.out).resolve() == default_model_path().resolve() and not args.replace_shipped:
-        print(
-            f"blindchess: error: --out {args.out} is the model shipped in the package; "
-            "write to another folder, or add --replace-shipped to retrain the shipped model on purpose",
-            file=sys.stderr,
+        raise BadInputError(
+            f"--out {args.out} is the model shipped in the package; "
+            "write to another folder, or add --replace-shipped to retrain the shipped model on purpose"
         )
-        return 2
     settings = TrainSettings(
         args.epochs, args.batch, args.learning_rate, args.hidden, args.seed, args.holdout, args.threads
     )

@@ -71,7 +71,7 @@ class MoveContext:
         color: the selecting player's colour.
         increment: seconds added to the clock after each turn (measured by the bot).
         budget: seconds the bot's time manager gives this move (None: the selector plans its
-            own from the clock; see `blindchess.bots.time_management`).
+            own from the clock; see `blindchess.moving.time_management`).
         hard_budget: seconds the move may take on a close call (None: `budget`).
         search: how a timed search turns its seconds into search limits in this game, as the
             bot's time manager decides (`TimeManager.search_rule`; None: the selector's own rule).

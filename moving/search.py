@@ -131,7 +131,7 @@ class Timed:
     def boards(self, budget: float) -> int:
         """``budget / board_seconds`` up to `boards`, past that ``boards * sqrt(budget / full)`` up to `max_boards`.
 
-        >>> policy = Timed(SelectorConfig().search_rule, SelectorConfig())
+        >>> policy = Timed(SelectorConfig().search.rule, SelectorConfig())
         >>> [policy.boards(t) for t in (0.1, 1.0, 1.92, 7.68, 30.0)]
         [2, 12, 24, 48, 94]
         """
@@ -143,10 +143,10 @@ class Timed:
 
     def safety_boards(self, budget: float) -> int:
         config = self.config
-        return int(min(max(budget * config.safety_boards_per_second, config.min_safety_boards), config.safety_boards))
+        return int(min(max(budget * config.safety.boards_per_second, config.safety.min_boards), config.safety.boards))
 
     def pressed(self, budget: float) -> bool:
-        return budget < self.config.panic_budget
+        return budget < self.config.panic.budget
 
     def position_limit(self, seconds: float, positions: int) -> chess.engine.Limit:
         return chess.engine.Limit(time=self.rule.limit(seconds, positions))
@@ -159,7 +159,7 @@ class Timed:
 
 
 def policy_for(config: SelectorConfig) -> Union[FixedDepth, Timed]:
-    """The policy `config` asks for: fixed depth when `SelectorConfig.search_depth` is set, else timed."""
-    if config.search_depth:
-        return FixedDepth(config.search_depth, config.boards, config.safety_boards)
-    return Timed(config.search_rule, config)
+    """The policy `config` asks for: fixed depth when `SearchSettings.depth` is set, else timed."""
+    if config.search.depth:
+        return FixedDepth(config.search.depth, config.boards, config.safety.boards)
+    return Timed(config.search.rule, config)

@@ -32,8 +32,8 @@ asks the engine for its move on the first few (the candidates the next turn will
 score) and searches those moves on every drawn board, likeliest first, until stopped.
 
 The settings are one `SelectorConfig` (:mod:`blindchess.moving.selector_config`). Time: the
-bot's time manager passes a budget in the `MoveContext`; without one the selector plans its own
-(`budget`): the clock less `reserve_seconds`, spread over `moves_to_go` turns. Without a clock
+bot's time manager passes a budget in the `MoveContext`; without one the selector asks its own
+`TimeManager` for the first turn's plan (`budget`): the clock is planned in one place. Without a clock
 (``seconds_left`` infinite) a move takes `SelectorConfig.unclocked_move_seconds`.
 """
 
@@ -63,6 +63,7 @@ from .base import MoveContext
 from .score_cache import ScoreCache
 from .search import Deadline, SearchPolicy, policy_for
 from .selector_config import SelectorConfig
+from .time_management import TimeManager
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
 PONDER_STRENGTH = 2.0
 """Pondering searches a position this many times as long as the last turn's searches (up to
-`SelectorConfig.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
+`SearchSettings.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
 
 
 def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
@@ -135,17 +136,19 @@ class StockfishMoveSelector:
 
     Args:
         config: the settings (`SelectorConfig`'s defaults when None).
+        clock: plans a move no bot gives a budget (`budget`; `TimeManager`'s defaults when None).
         compiled: read the board set's compact rows with compiled kernels (proxy values, threat levels,
             exposure); False always builds `chess.Board` objects and asks python-chess (the reference
             path: the same answers, slower).
     """
 
-    def __init__(self, config: Optional[SelectorConfig] = None, *, compiled: bool = True) -> None:
+    def __init__(self, config: Optional[SelectorConfig] = None, *, clock: Optional[TimeManager] = None, compiled: bool = True) -> None:
         self.config = SelectorConfig() if config is None else config
+        self.clock = TimeManager() if clock is None else clock
         self.compiled = compiled
         self.policy = policy_for(self.config)
-        self.pool = EnginePool(self.config.engines, options=self.config.engine_options, cache_size=self.config.engine_cache)
-        self.cache = ScoreCache(self.config.score_cache)
+        self.pool = EnginePool(self.config.engine.processes, options=self.config.engine.options, cache_size=self.config.engine.cache)
+        self.cache = ScoreCache(self.config.ponder.score_cache)
         self._last_limit: Optional[chess.engine.Limit] = None  # the last turn's search of one position
 
     def close(self) -> None:
@@ -166,17 +169,17 @@ class StockfishMoveSelector:
             return None
         plan = self.plan(seconds_left, context)
         budget, color, policy = plan.deadline.budget, context.color, plan.policy
-        n_boards = self.config.panic_boards if plan.panic else policy.boards(budget)
+        n_boards = self.config.panic.boards if plan.panic else policy.boards(budget)
         sample = self.sample(belief, move_actions, n_boards, rng, color)
         king_odds = sample.king_odds()
         if king_odds.max() >= self.config.king_capture_threshold:
             return pick(move_actions, king_odds, rng)
-        safety = self.config.panic_safety_boards if plan.panic else policy.safety_boards(budget)
+        safety = self.config.panic.safety_boards if plan.panic else policy.safety_boards(budget)
         proxy, exposure = self.screen(belief, move_actions, sample, rng, color, safety)
         if plan.panic:
             return pick(move_actions, proxy, rng)
-        hunt = self.hunt_bonus(sample, move_actions, color, self.config.hunt_share * plan.deadline.left(), policy)
-        candidates = self.candidates(sample, move_actions, proxy, self.config.candidate_share * plan.deadline.left(), hunt, policy)
+        hunt = self.hunt_bonus(sample, move_actions, color, self.config.hunt.share * plan.deadline.left(), policy)
+        candidates = self.candidates(sample, move_actions, proxy, self.config.candidates.share * plan.deadline.left(), hunt, policy)
         scores = self.score(sample.outcomes, sample.weights, candidates, color, plan.deadline.left(), policy)
         looked = policy.second_look and plan.deadline.hard > budget and self.is_close(scores, hunt)
         if looked:
@@ -190,10 +193,9 @@ class StockfishMoveSelector:
     # ------------------------------------------------------------------ stages
 
     def budget(self, seconds_left: float, increment: float) -> float:
-        """Seconds to spend on this move when the bot gives no budget."""
-        config = self.config
-        usable = max(0.0, seconds_left - config.reserve_seconds)
-        return min(usable / config.moves_to_go + config.increment_share * increment, usable / config.budget_cap_divisor)
+        """Seconds to spend on this move when the bot gives no budget: the clock plan's first turn, all of it
+        (`TimeManager.turn_budget`), so the clock is planned in one place with one set of defaults."""
+        return self.clock.turn_budget(seconds_left, increment)
 
     def plan(self, seconds_left: float, context: MoveContext) -> Plan:
         """The move's deadline (the context's budgets, else `budget`), search policy and panic.
@@ -210,7 +212,7 @@ class StockfishMoveSelector:
             hard = self.config.unclocked_move_seconds
         deadline = Deadline.start(budget, hard)
         policy = self.policy.under(context.search)
-        return Plan(deadline, policy, seconds_left < self.config.panic_seconds or policy.pressed(budget))
+        return Plan(deadline, policy, seconds_left < self.config.panic.seconds or policy.pressed(budget))
 
     def sample(
         self, belief: Belief, move_actions: list[chess.Move], n: int, rng: np.random.Generator, color: Color
@@ -249,16 +251,16 @@ class StockfishMoveSelector:
     def hunt_bonus(
         self, sample: Sample, move_actions: list[chess.Move], color: Color, seconds: float, policy: SearchPolicy
     ) -> np.ndarray:
-        """Per move, ``hunt_weight * V(m)`` (`engine_votes` on the `hunt_boards` likeliest boards, searched
-        in `seconds` together) when the material lead reaches `hunt_material`, else zeros."""
+        """Per move, ``hunt.weight * V(m)`` (`engine_votes` on the `hunt.boards` likeliest boards, searched
+        in `seconds` together) when the material lead reaches `hunt.material`, else zeros."""
         config, boards, weights = self.config, sample.boards, sample.weights
-        if not boards or material_lead(BoardList(boards, color).material_balance(), weights) < config.hunt_material:
+        if not boards or material_lead(BoardList(boards, color).material_balance(), weights) < config.hunt.material:
             return np.zeros(len(move_actions))
-        likeliest = np.argsort(-weights, kind="stable")[: config.hunt_boards]
+        likeliest = np.argsort(-weights, kind="stable")[: config.hunt.boards]
         limit = policy.play_limit(seconds / len(likeliest), HUNT_FLOOR_SECONDS)
         with self.pool.engine() as engine:
             chosen = [engine.play(boards[i], limit) for i in likeliest]  # a king capture comes first (Engine)
-        bonus: np.ndarray = config.hunt_weight * engine_votes(move_actions, chosen, weights[likeliest])
+        bonus: np.ndarray = config.hunt.weight * engine_votes(move_actions, chosen, weights[likeliest])
         return bonus
 
     def candidates(
@@ -269,17 +271,17 @@ class StockfishMoveSelector:
         and one), the engine's choices while hunting, then the proxy's best."""
         index = {move: j for j, move in enumerate(move_actions)}
         chosen: list[int] = []
-        limit = policy.play_limit(seconds / max(1, len(sample.boards)), CANDIDATE_FLOOR_SECONDS, self.config.candidate_search_seconds)
+        limit = policy.play_limit(seconds / max(1, len(sample.boards)), CANDIDATE_FLOOR_SECONDS, self.config.candidates.search_seconds)
         with self.pool.engine() as engine:
             for board in sample.boards:
-                if len(chosen) >= self.config.candidates // 2 + 1:
+                if len(chosen) >= self.config.candidates.count // 2 + 1:
                     break
                 move = engine.play(board, limit)
                 if move is not None and move in index and index[move] not in chosen:
                     chosen.append(index[move])
         chosen += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in chosen]
         for j in np.argsort(-proxy, kind="stable"):
-            if len(chosen) >= self.config.candidates:
+            if len(chosen) >= self.config.candidates.count:
                 break
             if int(j) not in chosen:
                 chosen.append(int(j))
@@ -292,7 +294,7 @@ class StockfishMoveSelector:
         """Per column of `outcomes` in `columns`: the weighted mean and the minimum of s(b, m) over the
         boards, searched in `seconds` under `policy`."""
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
-        limit = policy.position_limit(seconds * self.config.engines, len(evaluations))
+        limit = policy.position_limit(seconds * self.config.engine.processes, len(evaluations))
         self._last_limit = limit
         values = self._values(outcomes, evaluations, color, limit)
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
@@ -305,21 +307,21 @@ class StockfishMoveSelector:
         return blended
 
     def is_close(self, scores: Scores, hunt: np.ndarray) -> bool:
-        """Whether the two best candidates (with their hunt bonus) score within `close_margin` of each other."""
+        """Whether the two best candidates (with their hunt bonus) score within `candidates.close_margin` of each other."""
         if len(scores.candidates) < 2:
             return False
         best_two = np.sort(self.blend(scores) + hunt[scores.candidates])[-2:]
-        return bool(best_two[1] - best_two[0] < self.config.close_margin)
+        return bool(best_two[1] - best_two[0] < self.config.candidates.close_margin)
 
     def second_look(
         self, belief: Belief, move_actions: list[chess.Move], scores: Scores, hunt: np.ndarray, rng: np.random.Generator,
         color: Color, plan: Plan, boards: int,
     ) -> Scores:
-        """`scores` with the best `second_look_candidates` scored again on ``2 * boards`` boards drawn afresh in the
+        """`scores` with the best `candidates.second_look` scored again on ``2 * boards`` boards drawn afresh in the
         hard budget left, each estimate pooled with the first by sample size (the worst case by minimum)."""
         candidates = scores.candidates
         ranked = np.argsort(-(self.blend(scores) + hunt[candidates]), kind="stable")
-        top = [candidates[k] for k in ranked[: self.config.second_look_candidates]]
+        top = [candidates[k] for k in ranked[: self.config.candidates.second_look]]
         more = self.sample(belief, [move_actions[j] for j in top], 2 * boards, rng, color)
         fresh = self.score(more.outcomes, more.weights, list(range(len(top))), color, plan.deadline.hard_left(), plan.policy)
         share = fresh.boards / (fresh.boards + scores.boards)
@@ -336,7 +338,7 @@ class StockfishMoveSelector:
         """The candidate of highest ``S`` (blend, hunt bonus, exposure penalty); ties drawn from `rng`."""
         candidates = scores.candidates
         total = np.full(len(move_actions), -np.inf)
-        total[candidates] = self.blend(scores) + hunt[candidates] - self.config.exposure_penalty * exposure[candidates]
+        total[candidates] = self.blend(scores) + hunt[candidates] - self.config.safety.exposure_penalty * exposure[candidates]
         return pick(move_actions, total, rng)
 
     def ponder(
@@ -348,20 +350,20 @@ class StockfishMoveSelector:
         `belief` is the belief expected at the next turn (before its sense) and `move_actions` our moves then.
         Each search is the last turn's, `PONDER_STRENGTH` times as long (the same depth at fixed depth), and
         `stop` abandons it at once (`Engine.analyse`'s `stop`); the engine's own moves take the shorter
-        of the last search and `candidate_search_seconds`.
+        of the last search and `candidates.search_seconds`.
         """
         if not move_actions or stop.is_set():
             return 0
         limit = self._ponder_limit()
-        play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidate_search_seconds))
-        distinct, weights = self._distinct(belief, self.config.ponder_boards, rng, color)
+        play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidates.search_seconds))
+        distinct, weights = self._distinct(belief, self.config.ponder.boards, rng, color)
         boards = distinct.boards(color)
         likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
         legal = set(move_actions)
         chosen: list[chess.Move] = []
         searched = 0
         with self.pool.engine() as engine:
-            for board in likeliest[: self.config.candidates // 2 + 1]:  # as `candidates` picks them
+            for board in likeliest[: self.config.candidates.count // 2 + 1]:  # as `candidates` picks them
                 if stop.is_set():
                     return searched
                 move = engine.play(board, play_limit)
@@ -387,16 +389,16 @@ class StockfishMoveSelector:
         """The search of one position while pondering (see `ponder`)."""
         last = self._last_limit
         if last is None:  # no turn yet: the engine's own move's search
-            last = self.policy.play_limit(self.config.candidate_search_seconds, CANDIDATE_FLOOR_SECONDS)
+            last = self.policy.play_limit(self.config.candidates.search_seconds, CANDIDATE_FLOOR_SECONDS)
         if last.time is None:
             return last  # a fixed depth: the same search
-        return chess.engine.Limit(time=min(self.config.max_position_seconds, PONDER_STRENGTH * last.time))
+        return chess.engine.Limit(time=min(self.config.search.max_position_seconds, PONDER_STRENGTH * last.time))
 
     def _values(
         self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
     ) -> dict[tuple[int, int], float]:
         """s(b, m) for every (board, move) index pair, scored on the pool's engines in parallel."""
-        engines = self.config.engines
+        engines = self.config.engine.processes
         shards = [evaluations[k::engines] for k in range(engines)]
 
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:

@@ -4,9 +4,11 @@ Every planner implements `SensePlanner` (see `base`); `PLANNERS` maps short name
 their classes for presets, the ablation and the command line.
 """
 
+from blindchess.errors import did_you_mean
+
 from .base import SenseContext, SensePlanError, SensePlanner
 from .eig import EntropySensePlanner
-from .evoi import ValueOfInformationSensePlanner
+from .evoi import EvoiSettings, ValueOfInformationSensePlanner
 from .expected_size import ExpectedSizeSensePlanner
 from .marginal_entropy import MarginalEntropySensePlanner
 from .random_planner import RandomSensePlanner
@@ -33,13 +35,14 @@ def make_planner(name: str) -> SensePlanner:
         SensePlanError: `name` is not in `PLANNERS` (the message lists the names).
     """
     if name not in PLANNERS:
-        raise SensePlanError(f"unknown sense planner {name!r}; known: {', '.join(sorted(PLANNERS))}")
+        raise SensePlanError(f"unknown sense planner {name!r}{did_you_mean(name, PLANNERS)}; known: {', '.join(sorted(PLANNERS))}")
     return PLANNERS[name]()  # type: ignore[no-any-return]
 
 
 __all__ = [
     "PLANNERS",
     "EntropySensePlanner",
+    "EvoiSettings",
     "ExpectedSizeSensePlanner",
     "MarginalEntropySensePlanner",
     "RandomSensePlanner",

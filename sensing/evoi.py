@@ -32,6 +32,8 @@ falls as one over the square root of the sample.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Optional
 
 import numba as nb
@@ -40,6 +42,7 @@ import numpy as np
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardSample, draw
+from blindchess.config_tree import check_types
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, material_lead
 from blindchess.evaluation.values import level_boosts
 
@@ -96,55 +99,51 @@ def _outcome_sums(labels: np.ndarray, n_labels: int, weighted: np.ndarray) -> np
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class EvoiSettings:
+    """The value-of-information planner's settings, stated once: the planner takes them and the
+    flagship's ``planner`` table is them (`blindchess.bots.flagship_config.PlannerConfig`)."""
+
+    boards: int = 48
+    """Boards drawn from the belief to score (the proxy is per board and move)."""
+    information_weight: float = 0.5
+    """Pawns of value per bit of information gain added to a sense's score."""
+    max_boards: int = DEFAULT_MAX_BOARDS
+    """The information gain reads at most this many boards (subsampled by weight)."""
+    threat_boost: float = 12.0
+    """Boards where our king is attacked right now weigh this many times more, and a third of that extra where a
+    square next to it is (`blindchess.evaluation.values.level_boosts`). High because knight rushes, which a
+    uniform move model deems unlikely, beat smaller boosts (docs/sensing.md)."""
+    threat_weight: float = 4.0
+    """Pawns of value per bit of information about the threat level (`threat_levels`) next to our king: the
+    proxy only looks one move ahead, so a mate being prepared there shows here, not in the VOI."""
+    threat_sample: int = 600
+    """Boards drawn to find the rare threatened ones (`ValueOfInformationSensePlanner._stratified_sample`)."""
+    hunt_material: float = HUNT_MATERIAL
+    """From this material lead (pawns) on, look for the opponent's king; ``inf`` never."""
+    king_weight: float = 2.0
+    """Pawns of value per bit of information about the king's square while hunting (four times
+    `information_weight`: the king's square is worth more than any other square's)."""
+
+    def __post_init__(self) -> None:
+        check_types(self)
+        if self.boards < 1:
+            raise SensePlanError(f"boards must be >= 1, got {self.boards!r}")
+
+
 class ValueOfInformationSensePlanner:
     """Maximises the expected improvement of the chosen move's (proxy) value.
 
     Args:
-        boards: how many boards to draw from the belief (the proxy is per board and move).
-        information_weight: pawns of value per bit of information gain added to the score.
-        threat_boost: boards where our king is attacked right now weigh this many times more,
-            and a third of that extra where a square next to it is (see
-            `blindchess.evaluation.values.level_boosts`).
-            The default is high because knight rushes, which a uniform move model deems
-            unlikely, beat smaller boosts (docs/sensing.md).
-        threat_weight: pawns of value per bit of information about the threat level
-            (`threat_levels`): the proxy only looks one move ahead, so a mate being prepared
-            next to our king (a queen and bishop aiming at f7) shows here, not in the VOI.
-        max_boards: the information gain reads at most this many boards (subsampled by weight).
-        threat_sample: how many boards are drawn to find the rare threatened ones
-            (see `_stratified_sample`).
-        hunt_material: from this material lead (pawns) on, look for the opponent's king; None never.
-        king_weight: pawns of value per bit of information about the king's square while hunting
-            (four times `information_weight`: the king's square is worth more than any other square's).
+        settings: the planner's settings (`EvoiSettings`' defaults when None).
         compiled: read the board set's compact rows with compiled kernels; False always builds
             `chess.Board` objects and asks python-chess (the reference path: same answers, slower).
     """
 
     name = "evoi"
 
-    def __init__(
-        self,
-        boards: int = 48,
-        information_weight: float = 0.5,
-        max_boards: int = DEFAULT_MAX_BOARDS,
-        threat_boost: float = 12.0,
-        threat_weight: float = 4.0,
-        threat_sample: int = 600,
-        hunt_material: Optional[float] = HUNT_MATERIAL,
-        king_weight: float = 2.0,
-        *,
-        compiled: bool = True,
-    ) -> None:
-        if boards < 1:
-            raise SensePlanError(f"boards must be >= 1, got {boards!r}")
-        self.boards = boards
-        self.information_weight = information_weight
-        self.max_boards = max_boards
-        self.threat_boost = threat_boost
-        self.threat_weight = threat_weight
-        self.threat_sample = threat_sample
-        self.hunt_material = hunt_material
-        self.king_weight = king_weight
+    def __init__(self, settings: Optional[EvoiSettings] = None, *, compiled: bool = True) -> None:
+        self.settings = EvoiSettings() if settings is None else settings
         self.compiled = compiled
 
     def choose_sense(
@@ -161,18 +160,19 @@ class ValueOfInformationSensePlanner:
         if not len(sample) or not centres:
             return fallback_sense(sense_actions, rng)
         outcomes = WindowOutcomes(sample.grid(), centres)
-        grid, grid_weights = belief_grid(belief, rng, self.max_boards)
+        grid, grid_weights = belief_grid(belief, rng, self.settings.max_boards)
         gains = WindowOutcomes(grid, centres).entropies(grid_weights)
         values = sample.move_values([None, *context.move_actions])
-        hunting = self.hunt_material is not None and material_lead(sample.material_balance(), weights) >= self.hunt_material
+        hunt_material = self.settings.hunt_material
+        hunting = math.isfinite(hunt_material) and material_lead(sample.material_balance(), weights) >= hunt_material
         kings = sample.opponent_king_squares() if hunting else np.zeros(0, dtype=np.int64)
         scores = np.array([
             0.0 if item is None
             else value_of_information(item[0], item[1], weights, values)
-            + self.threat_weight * outcome_information(item[0], item[1], weights, levels, 3)
-            + (self.king_weight * outcome_information(item[0], item[1], weights, kings, NO_KING + 1) if hunting else 0.0)
+            + self.settings.threat_weight * outcome_information(item[0], item[1], weights, levels, 3)
+            + (self.settings.king_weight * outcome_information(item[0], item[1], weights, kings, NO_KING + 1) if hunting else 0.0)
             for item in outcomes.labels
-        ]) + self.information_weight * gains
+        ]) + self.settings.information_weight * gains
         if scores.max() <= 0:
             return fallback_sense(sense_actions, rng)
         return pick_best(centres, scores, rng)
@@ -191,12 +191,12 @@ class ValueOfInformationSensePlanner:
         Both sizes are multiplied by `scale` (a larger time budget). The boards stay the
         belief's compact rows where it has them (`blindchess.beliefs.samples.draw`).
         """
-        per_level, threat_sample = int(self.boards * scale), int(self.threat_sample * scale)
+        per_level, threat_sample = int(self.settings.boards * scale), int(self.settings.threat_sample * scale)
         drawn = draw(belief, max(threat_sample, per_level), rng, color, self.compiled)
         if not len(drawn):
             return drawn, np.zeros(0), np.zeros(0, dtype=np.int64)
         drawn_levels = drawn.threat_levels()
-        boosts = level_boosts(self.threat_boost)
+        boosts = level_boosts(self.settings.threat_boost)
         chosen: list[np.ndarray] = []
         weights: list[float] = []
         levels: list[int] = []

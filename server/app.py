@@ -45,6 +45,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from blindchess import ids
 from blindchess.server.codec import decode_move, encode_board, encode_move, encode_win_reason
 from blindchess.server.database import UserRow
 from blindchess.server.errors import (
@@ -69,7 +70,15 @@ MAX_BODY_BYTES = 16 * 1024
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
-Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id.")]
+
+def _canonical_id(value: Any) -> Any:
+    """A path's id in its canonical digits only (`blindchess.ids`): pydantic alone reads ``1.0``, ``+1`` and `` 1`` as 1."""
+    if isinstance(value, str) and not ids.is_canonical_id(value):
+        raise ValueError(ids.RULE)  # the 400's message adds the value sent
+    return value
+
+
+Id = Annotated[int, Path(ge=1, le=2**62, description="A positive id, in digits (12, not 012 or 12.0)."), BeforeValidator(_canonical_id)]
 
 
 def _integral(value: Any) -> Any:
@@ -152,9 +161,10 @@ async def _current_user(request: Request, _scheme: Annotated[Any, Depends(_basic
 async def authenticated_user(request: Request, service: Service) -> UserRow:
     """The user `request` authenticates as (HTTP basic auth against the stored password hash), else 401 (or 429).
 
-    Known credentials are checked on the event loop; only the first request of a client
-    pays the slow hash, in a worker thread, throttled per name and address (the peer's
-    address: ``X-Forwarded-For`` counts only from a configured proxy, see `make_server`).
+    Every request is throttled per name and address first (the peer's address:
+    ``X-Forwarded-For`` counts only from a configured proxy, see `make_server`), so a throttled
+    address gets 429 for the right password too. Then known credentials are checked on the
+    event loop; only the first request of a client pays the slow hash, in a worker thread.
     """
     username, password = _credentials(request)
     address = request.client.host if request.client is not None else ""

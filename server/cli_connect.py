@@ -13,6 +13,7 @@ from types import FrameType
 from typing import Any, Optional
 
 from blindchess.arguments import add_command, positive_int, positive_seconds
+from blindchess.command_errors import BadInputError, RunFailedError
 from blindchess.dependencies import require
 from blindchess.errors import BlindchessError
 
@@ -131,9 +132,10 @@ def run(args: argparse.Namespace) -> int:
             session, factory, max_games=args.max_games, ranked=args.ranked, new_version=args.new_version,
             poll_seconds=args.poll_seconds, out=Path(args.out), on_result=lambda record: print(record.describe(), flush=True),
         )
-    except (ValueError, ServerUnavailable) as error:
-        print(f"blindchess connect: {error}", file=sys.stderr)
-        return 2 if isinstance(error, MissingCredentialsError) else 1
+    except ValueError as error:  # the bot, the credentials or the account the server refused
+        raise BadInputError(str(error)) from error
+    except ServerUnavailable as error:
+        raise RunFailedError(str(error)) from error
 
     def on_interrupt(signum: int, frame: Optional[FrameType]) -> None:
         if connector.stopping:  # second Ctrl-C: give up on the games in progress
@@ -147,7 +149,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         records = connector.run()
     except (ServerRefused, ServerUnavailable) as error:
-        print(f"blindchess connect: {error}", file=sys.stderr)
-        return 1
-    print(f"{len(records)} games played", flush=True)
+        raise RunFailedError(str(error)) from error
+    print(f"{len(records)} game{'' if len(records) == 1 else 's'} played", flush=True)
     return 0

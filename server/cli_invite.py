@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.results import describe_result, player_names, save_history
 from blindchess.arguments import add_command
+from blindchess.command_errors import BadInputError, RunFailedError
 from blindchess.dependencies import require
-from blindchess.server.cli_connect import MissingCredentialsError, add_auth_arguments, bot_factory, open_session
+from blindchess.server.cli_connect import add_auth_arguments, bot_factory, open_session
 
 
 def add_parser(subparsers: Any) -> None:
@@ -38,12 +38,26 @@ def run(args: argparse.Namespace) -> int:
         make_bot = bot_factory(args.bot, args.seed)
         session = open_session(args)
         game_id = session.invite(args.opponent, args.color == "white")
-        print(f"game {game_id}: {args.bot} ({args.color}) vs {args.opponent}", flush=True)
+    except ValueError as error:  # the bot, the credentials, or an opponent the server refused
+        raise BadInputError(str(error)) from error
+    except ServerUnavailable as error:
+        raise RunFailedError(str(error)) from error
+    print(f"game {game_id}: {_pairing(session.username, args.opponent, args.color)}, {session.username} played by {args.bot}", flush=True)
+    try:
         winner, reason, history = play_remote_game(session, game_id, make_bot())
-    except (ValueError, ServerUnavailable) as error:
-        print(f"blindchess invite: {error}", file=sys.stderr)
-        return 2 if isinstance(error, (ServerRefused, MissingCredentialsError)) else 1
+    except (ServerRefused, ServerUnavailable) as error:
+        raise RunFailedError(f"game {game_id}: {error}") from error
     path = save_history(history, Path(args.out), f"game{game_id}")
     result = describe_result(winner, reason, *player_names(history))
     print(f"game {game_id}: {result} -> {path}")
     return 0
+
+
+def _pairing(me: str, opponent: str, color: str) -> str:
+    """``me (white) vs bot1 (black)``: the players by the names the server (and so the result line) gives them.
+
+    >>> _pairing("me", "bot1", "black")
+    'bot1 (white) vs me (black)'
+    """
+    white, black = (me, opponent) if color == "white" else (opponent, me)
+    return f"{white} (white) vs {black} (black)"

@@ -23,6 +23,11 @@ writes would be lost). On Linux ``flock`` and the POSIX locks SQLite takes do no
 the descriptor is closed only after SQLite's connection. A second server is told which process
 holds the lock (read from ``/proc/locks``). The database is created with mode 0600, readable by
 its owner only (SQLite gives its ``-wal`` and ``-shm`` files the database's mode).
+
+A file that is not the server's is refused before anything is written (`MARKER` in its header;
+a `ForeignDatabaseError` naming the file, which stays as it was): another program's database, or
+the tournament's results. A server database from before the marker (our tables only, perhaps
+without ``login_failures``, which came later) is adopted and marked.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from blindchess.server.errors import DatabaseInUse, StoreUnavailable
+from blindchess.sqlite_marker import ForeignDatabaseError, Marker, mark, refuse_unless_ours
 
 BUSY_TIMEOUT_S = 2.0
 """How long a write waits for a lock held by another program before it fails (503, retry)."""
@@ -110,6 +116,9 @@ CREATE INDEX IF NOT EXISTS invitations_by_recipient ON invitations(recipient_id,
 CREATE INDEX IF NOT EXISTS games_open ON games(over);
 """
 
+MARKER = Marker("blindchess server database", 0x42435356, 1, SCHEMA, added_tables=frozenset({"login_failures"}))  # "BCSV"
+"""The header marker of the server's database (`blindchess.sqlite_marker`): another program's file is refused unchanged."""
+
 
 @dataclass(frozen=True, slots=True)
 class UserRow:
@@ -149,13 +158,19 @@ class Store:
             # isolation_level=None: autocommit, with explicit BEGIN/COMMIT in transaction().
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
             self._db.row_factory = sqlite3.Row
+            refuse_unless_ours(self._db, self.path, MARKER)  # reads only: before the first write
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
+            mark(self._db, MARKER)
+        except ForeignDatabaseError:
+            self._db.close()
+            os.close(self._lock_file)
+            raise
         except (sqlite3.Error, OSError) as error:
             os.close(self._lock_file)
-            raise StoreUnavailable(f"cannot open database {self.path!r}: {error}") from error
+            raise StoreUnavailable(f"cannot open database {self.path!r}: {' '.join(str(error).split())}") from error
         self._depth = 0  # transaction() nesting
 
     def close(self) -> None:

@@ -40,6 +40,7 @@ import numpy as np
 from blindchess import elo
 from blindchess.arbiter.game import MoveOutcome
 from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.results import describe_result
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
@@ -179,9 +180,11 @@ class Service:
 
         With ``allow_slow=False`` only credentials verified before are accepted, and None
         means "not known yet, verify with allow_slow=True" (the slow scrypt check must not
-        run on the web server's event loop). The slow check is throttled per (username,
-        `address`) and per `address` (`LoginThrottle`), and costs the same whether the user
-        exists or not (an unknown name is checked against a decoy hash).
+        run on the web server's event loop). Every check, cached or slow, is throttled per
+        (username, `address`) and per `address` (`LoginThrottle`): a throttled address gets
+        `TooManyAttempts` whatever it sends, so the answer says nothing of the password. The
+        slow check costs the same whether the user exists or not (an unknown name is checked
+        against a decoy hash).
 
         Raises:
             NotAuthenticated: no such user, or a wrong password.
@@ -190,12 +193,14 @@ class Service:
         if not username or password is None:
             raise NotAuthenticated("this endpoint needs HTTP basic auth (username and password)")
         username, password = _nfc(username), _nfc(password)
+        keys = self.throttle.keys(username, address)
+        # Before any credential check, the cached one included: were a right password let through
+        # here, 429 for wrong guesses and 200 for the right one would tell them apart.
+        self.throttle.refuse_if_throttled(keys)
         with self._lock:
             user = self.store.user_by_name(username)
         stored = self._decoy_hash if user is None else user.password_hash
         if user is None or not self._credentials.check_cached(username, password, stored):
-            keys = self.throttle.keys(username, address)
-            self.throttle.refuse_if_throttled(keys)  # before any slow work, and before a thread hand-off
             if not allow_slow:
                 return None
             with self.throttle.attempt(keys):  # 429 when throttled; at most a few slow checks at once
@@ -571,7 +576,8 @@ class Service:
         if row["ranked"]:
             self._rate(row, result.winner_color)
             self.store.add_rated_game(game.game_id)
-        logger.info("game %d over: winner %s by %s", game.game_id, result.winner_color, result.win_reason)
+        words = describe_result(result.winner_color, result.win_reason, game.names[chess.WHITE], game.names[chess.BLACK])
+        logger.info("game %d over: %s", game.game_id, words)
 
     def _rate(self, row: Any, winner: Optional[Color]) -> None:
         """Update both players' Elo (per user and bot version) with this game's result."""

@@ -14,7 +14,7 @@ from typing import Optional
 
 import pytest
 
-KINDS = ("unit", "property", "golden", "conformance", "compat", "e2e", "docs", "checks")
+KINDS = ("unit", "property", "golden", "conformance", "compat", "e2e", "docs", "checks", "packaging")
 """The tiers of tests/, each a folder and a marker."""
 
 TESTS = Path(__file__).resolve().parent

@@ -6,6 +6,11 @@ The subpackages follow the flow of information in a game:
 - :mod:`blindchess.beliefs` turns those events into a distribution over hidden boards;
 - :mod:`blindchess.sensing` chooses where to sense from a belief;
 - :mod:`blindchess.bots` composes beliefs, planners and move selectors into players.
+
+The version is stated once, in pyproject.toml; `__version__` reads it from the installed
+metadata, so an editable install, a wheel and ``blindchess --version`` cannot disagree.
 """
 
-__version__ = "0.1.0"
+import importlib.metadata
+
+__version__ = importlib.metadata.version("blindchess")

@@ -1,8 +1,9 @@
 """Command-line argument types shared by every subcommand: each checks its value at the edge.
 
-An argparse ``type=`` that raises `argparse.ArgumentTypeError` makes argparse print one line,
-``blindchess serve: error: argument --port: must be 1..65535, got '99999'``, and exit with
-status 2, before any work starts. Imports nothing of ours, so every layer may use it.
+An argparse ``type=`` that raises `argparse.ArgumentTypeError` makes the command print one line
+(`blindchess.command_errors.CommandParser`), ``blindchess serve: error: argument --port: must be
+a port number 0..65535 (0: any free port), got '99999'; see 'blindchess serve --help'``, and exit
+with status 2, before any work starts. Imports nothing of ours, so every layer may use it.
 
 >>> positive_seconds("2.5")
 2.5
@@ -139,6 +140,7 @@ COMMANDS: dict[str, Command] = {
     "imcs-serve": Command("blindchess.variants.cli_imcs", "run an IMCS 2.5 protocol server for Mini-Chess"),
     "simulchess": Command("blindchess.variants.simulchess.cli_simulchess", "play simultaneous-move chess between two bots"),
     "match": Command("blindchess.tournament.cli_match", "play games between two bots and summarise them"),
+    "match-report": Command("blindchess.tournament.cli_match_report", "a recorded match's score, interval, clock use and losses"),
     "tournament": Command("blindchess.tournament.cli_tournament", "play a tournament from a TOML config and rate the players"),
     "sprt": Command("blindchess.tournament.cli_sprt", "sequential test: play pairs until A is shown better than B or not"),
     "replay": Command("blindchess.arbiter.cli_replay", "step through a saved game history (JSON)"),

@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Optional
 
 from blindchess import __version__
 from blindchess.arguments import COMMANDS
+from blindchess.command_errors import BAD_INPUT, RUN_FAILED, CommandError, CommandParser, error_line
 from blindchess.dependencies import MissingDependencyError
 
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(command.module for command in COMMANDS.values()))
@@ -41,7 +43,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     command (or ``blindchess --help``, with an `only` that names none) imports no other
     command's module.
     """
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="blindchess",
         description="Reconnaissance Blind Chess toolkit: play, replay and serve games between bots.",
         epilog=EPILOG,
@@ -65,19 +67,31 @@ def _command_named(argv: Sequence[str]) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one subcommand; an error it did not expect is one line on stderr (exit 1), its traceback only with ``-v``.
+    """Run one subcommand; every error is one line on stderr (`blindchess.command_errors.error_line`).
 
-    Each subcommand reports the errors it expects itself; this is the net under them, so no
-    documented command ends in a raw traceback. Ctrl-C outside a command's own handling exits 130.
+    A bad argument exits 2 (argparse, through `CommandParser`); an error the command raises says
+    its own status (`CommandError`: 2 for bad input, 1 for a run-time failure); anything else is
+    unexpected: exit 1, its traceback only with ``-v``. So no documented command ends in a raw
+    traceback. Ctrl-C outside a command's own handling exits 130; a reader that stops reading
+    the output (``blindchess replay FILE --all | head``) ends the command silently with 141, as
+    the SIGPIPE that ends other Unix tools there would.
     """
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(_command_named(words)).parse_args(words)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return int(args.run(args) or 0)
-    except MissingDependencyError as error:
-        print(f"blindchess {args.command}: {error}", file=sys.stderr)
-        return 2
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # here, where a reader gone away is caught, not at the interpreter's exit
+        return status
+    except CommandError as error:
+        sys.stderr.write(error_line(args.command, str(error)) + "\n")
+        return error.exit_status
+    except MissingDependencyError as error:  # fails alike until the user installs it: as bad input (docs/cli.md)
+        sys.stderr.write(error_line(args.command, str(error)) + "\n")
+        return BAD_INPUT
+    except BrokenPipeError:  # Python's documented recipe: no more output, and none at exit's flush either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE (13), what a shell reports for a tool that SIGPIPE ended
     except KeyboardInterrupt:
         if args.verbose:
             raise
@@ -86,6 +100,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:
         if args.verbose:
             raise
-        message = str(error).splitlines()[0] if str(error) else ""
-        sys.stderr.write(f"blindchess {args.command}: error: {type(error).__name__}: {message} (-v shows the traceback)\n")
-        return 1
+        sys.stderr.write(error_line(args.command, f"{type(error).__name__}: {error} (-v shows the traceback)") + "\n")
+        return RUN_FAILED

@@ -5,7 +5,7 @@ another config (a nested TOML table), each with its default and an attribute doc
 Python builds one directly (its ``__post_init__`` calls `check_types`); a TOML file, a
 command line's ``--settings`` string or a tournament's ``settings`` table builds one with
 `build` or `override`, which refuse an unknown field with its dotted name and the nearest
-valid names, and a value of the wrong type with the type the field takes. `to_toml` prints a
+valid names (or the new name of a renamed one), and a value of the wrong type with the type the field takes. `to_toml` prints a
 config back (every field, nested configs as tables) so that ``build(cls, tomllib.loads(to_toml(c))) == c``.
 
 TOML has no null: a setting that can be "off" takes a value that means off (``inf`` for a
@@ -22,7 +22,11 @@ threads = 1
 >>> build(Engine, {"deph": 2})
 Traceback (most recent call last):
 ...
-blindchess.config_tree.ConfigError: unknown setting 'deph'; did you mean 'depth'? (Engine's settings: depth, threads)
+blindchess.config_tree.ConfigError: unknown setting 'deph' (did you mean 'depth'?)
+>>> build(Engine, {"colour": 2})
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: unknown setting 'colour' (Engine's settings: depth, threads)
 >>> build(Engine, {"depth": 1.5})
 Traceback (most recent call last):
 ...
@@ -32,18 +36,19 @@ blindchess.config_tree.ConfigError: setting 'depth' takes int, got 1.5 (float)
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import typing
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar
 
-from .errors import BlindchessError
+from .errors import BlindchessError, did_you_mean
 
 C = TypeVar("C")
 
 SCALARS = (bool, int, float, str)
+_NONE: Mapping[str, str] = MappingProxyType({})
 
 
 class ConfigError(BlindchessError, ValueError):
@@ -82,27 +87,48 @@ def check_types(config: object, prefix: str = "") -> None:
             _checked(kind, value, prefix + name)
 
 
-def override(config: C, settings: Mapping[str, Any], prefix: str = "") -> C:
+def _leaf_names(cls: type, prefix: str) -> list[str]:
+    """Every scalar setting of `cls`, dotted, nested tables included (``hunt.weight``)."""
+    names = []
+    for name, kind in _field_types(cls).items():
+        names.extend(_leaf_names(kind, f"{prefix}{name}.") if _is_config(kind) else [prefix + name])
+    return names
+
+
+def _unknown(config: object, path: str, prefix: str, renamed: Mapping[str, str]) -> ConfigError:
+    """The error for `path`, no setting of `config`: its new name if it was renamed, else the few nearest names."""
+    if path in renamed:
+        return ConfigError(f"setting {path!r} is now {renamed[path]!r}; rename it where it is set")
+    names = dict.fromkeys([*_field_types(type(config)), *_leaf_names(type(config), "")])  # tables and nested settings too
+    hint = did_you_mean(path[len(prefix):], names, n=3, prefix=prefix)
+    if hint:
+        return ConfigError(f"unknown setting {path!r}{hint}")
+    owner = prefix.rstrip(".") or type(config).__name__
+    return ConfigError(f"unknown setting {path!r} ({owner}'s settings: {', '.join(_field_types(type(config)))})")
+
+
+def override(config: C, settings: Mapping[str, Any], prefix: str = "", renamed: Mapping[str, str] = _NONE) -> C:
     """`config` with the fields `settings` names replaced, nested mappings going into nested configs.
 
+    `renamed` maps dotted names a config no longer has to their new names, for the error.
+
     Raises:
-        ConfigError: a name is not a field (with the nearest ones), a value has the wrong type,
-            or the config's own checks refuse the result.
+        ConfigError: a name is not a field (with its new name or the nearest ones), a value has
+            the wrong type, or the config's own checks refuse the result.
     """
     types = _field_types(type(config))
     changes: dict[str, Any] = {}
     for name, value in settings.items():
         path = prefix + name
         if name not in types:
-            close = difflib.get_close_matches(name, list(types), n=3)
-            hint = f"; did you mean {' or '.join(repr(prefix + c) for c in close)}?" if close else ""
-            owner = prefix.rstrip(".") or type(config).__name__
-            raise ConfigError(f"unknown setting {path!r}{hint} ({owner}'s settings: {', '.join(types)})")
+            raise _unknown(config, path, prefix, renamed)
         kind = types[name]
         if _is_config(kind):
             if not isinstance(value, Mapping):
+                if path in renamed:
+                    raise _unknown(config, path, prefix, renamed)
                 raise ConfigError(f"setting {path!r} is a table of settings ({', '.join(_field_types(kind))}), got {value!r}")
-            changes[name] = override(getattr(config, name), value, path + ".")
+            changes[name] = override(getattr(config, name), value, path + ".", renamed)
         else:
             changes[name] = _checked(kind, value, path)
     try:

@@ -11,7 +11,7 @@ minutes of computing.
 ...     require("no_such_module_xyz", extra="experiments")
 ... except MissingDependencyError as error:
 ...     print(error)
-no_such_module_xyz is not installed; install it with: pip install -e '.[experiments]' (or pip install no_such_module_xyz)
+no_such_module_xyz is not installed; install it with: pip install 'blindchess[experiments]' (in a checkout: pip install -e '.[experiments]')
 """
 
 from __future__ import annotations
@@ -39,5 +39,6 @@ def require(*modules: str, extra: str) -> None:
             found = False
         if not found:
             raise MissingDependencyError(
-                f"{module} is not installed; install it with: pip install -e '.[{extra}]' (or pip install {module})"
+                f"{module} is not installed; install it with: pip install 'blindchess[{extra}]'"
+                f" (in a checkout: pip install -e '.[{extra}]')"
             )

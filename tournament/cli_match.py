@@ -11,10 +11,17 @@ exclusively, so concurrent matches never overwrite each other's files. Each prog
 with the two bots' seeds (white/black): ``blindchess playback FILE BOT COLOR --seed S`` gives
 one of our bots the same randomness again, to reproduce what it did.
 
+Each finished game also gets a line in ``--out``'s ``results.jsonl`` (result, seeds, each side's
+clock use, its history file; :mod:`blindchess.tournament.match_record`), so that a folder such as
+``data/matches/<match>/`` holds the match as data, and ``blindchess match-report FOLDER``
+prints its score with the Wilson 95% interval, each side's clock use and every lost game's record.
+
 ``--resume`` finishes a match that was stopped part way (a long match at 120 s + 5 s runs for an
-hour or more): the same command with ``--resume`` counts every game whose history is already in
-``--out`` (matched by game number and bot names) and plays only the missing ones, with the seeds
-a full run would have given them. The summary covers all the games.
+hour or more): the same command with ``--resume`` counts every game of the same match (bots,
+settings, clocks and seed) recorded in ``--out``, by game number, once, and plays only the
+missing ones, with the seeds a full run would have given them; the game a stopped run was
+playing is played again from its seeds. Games saved by a version without the results file are
+counted from their histories (matched by game number and bot names). The summary covers all the games.
 
 ``--workers N`` plays N games at once through the tournament's executors (worker processes, or
 Ray tasks with ``--executor ray``); each game is the same pure task (`play_game`), so the same
@@ -41,6 +48,12 @@ flagship and the other belief presets the fields of its config (docs/bots.md), e
 ``blindchess match flagship random --settings 'preset = "fast", selector.boards = 4'``. An unknown
 or mistyped setting is refused before any game, with the nearest valid names.
 
+``--clock cpu`` charges each bot the CPU time its own process tree (the bot and the engines it
+started) used on its own turn, not wall time, so that a match can share the machine with other
+work; every bot then plays isolated, in a cgroup of its own (docs/clock.md, "CPU clocks").
+Thinking on the opponent's turn is charged to nobody; a bot that stops answering still loses at
+a wall-time hang limit. Wall time stays the default and the competition's rule.
+
 Ctrl-C stops the match (exit 130): the games finished are saved, the game it landed in is not
 counted (it may have reached a bot as that bot's fault), and ``--resume`` plays the rest.
 """
@@ -59,6 +72,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import GameHistory, WinReason
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
@@ -66,19 +80,20 @@ from blindchess.arbiter.results import describe_result, run_stamp, safe_file_nam
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
 from blindchess.arguments import add_command, non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
+from blindchess.command_errors import BadInputError
 from blindchess.text_tables import table
 
 from .base import ExecutorError
-from .cli_tournament import add_executor_arguments
+from .cli_tournament import add_clock_argument, add_executor_arguments, check_clock
 from .config import parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
+from .match_record import append_line, finished_games, game_line, read_all, start_match
 from .report import clock_use
 from .runner import SetupError
 from .spec import BotSpec, GameResult, GameSpec
 from .stats import MatchScore
 from .task import (
-    VARIANT_BOTS,
     VARIANTS,
     BotSettingError,
     UnknownVariantError,
@@ -115,6 +130,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--full-turn-limit", type=positive_int, help="draw after this many full turns (default: none)")
     parser.add_argument("--variant", default="rbc", choices=tuple(VARIANTS), help="the game to play (default rbc: 8x8 RBC)")
     add_executor_arguments(parser, 1)
+    add_clock_argument(parser)
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -255,13 +271,23 @@ class MatchSummary:
         return "\n".join(rows)
 
 
-def _saved_game(out: Path, game_stem: str, progress: TextIO) -> GameHistory | None:
-    """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads."""
+def _saved_game(out: Path, game_stem: str, progress: TextIO, claimed: set[str]) -> GameHistory | None:
+    """The history an earlier run saved for the game ``<stamp>-<game_stem>.json``, if one loads.
+
+    Only histories no line of the results file names (`claimed`) count: those are another match's.
+    """
     for path in sorted(out.glob(f"*-{game_stem}.json")):
-        try:
-            return GameHistory.from_file(str(path))
-        except Exception as error:  # a corrupt or half-written file: say so and play the game again
-            progress.write(f"--resume: cannot use {path} ({type(error).__name__}: {error}); playing that game again\n")
+        if path.name not in claimed and (history := _loaded(path, progress)) is not None:
+            return history
+    return None
+
+
+def _loaded(path: Path, progress: TextIO) -> GameHistory | None:
+    """The history in `path`; None, said on `progress`, when it does not load (the game is then played again)."""
+    try:
+        return GameHistory.from_file(str(path))
+    except Exception as error:  # a corrupt, half-written or missing file: say so and play the game again
+        progress.write(f"--resume: cannot use {path} ({type(error).__name__}: {error}); playing that game again\n")
     return None
 
 
@@ -279,7 +305,8 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         ExecutorError: the executor cannot start.
     """
     first, second = _bot_name(args.white), _bot_name(args.black)
-    labels = (args.white, args.black) if args.white != args.black else (f"{args.white} (1)", f"{args.black} (2)")
+    # One name per bot in the table, the progress lines and the history files: `my_bot.py` is `MyBot` in all three.
+    labels = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
     game_clock = TimeControl(args.seconds, args.increment)
     clocks = (args.tc_first, args.tc_second)
     summary = MatchSummary((BotRecord(labels[0], str(clocks[0] or game_clock)), BotRecord(labels[1], str(clocks[1] or game_clock))))
@@ -289,6 +316,9 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     out = Path(args.out)
     if args.ponder is not None and args.isolate is False:
         raise PonderingNeedsIsolationError("--ponder plays the pondering bots in their own processes; it cannot go with --no-isolate")
+    if args.clock == "cpu" and args.isolate is False:
+        raise PonderingNeedsIsolationError("--clock cpu plays every bot in its own process; it cannot go with --no-isolate")
+    check_clock(args.clock)
     ponders = (args.ponder in ("first", "both"), args.ponder in ("second", "both"))
     settings = (parse_settings(args.settings, "--settings"), parse_settings(args.second_settings, "--second-settings"))
     bots = tuple(
@@ -296,13 +326,32 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
         for label, bot, setting, ponder, clock in zip(labels, (args.white, args.black), settings, ponders, clocks, strict=True)
     )
     for bot_spec in bots:
-        check_bot(bot_spec)
+        check_bot(bot_spec, args.variant)
+    identity = {
+        "labels": list(labels), "bots": [args.white, args.black], "settings": [args.settings, args.second_settings],
+        "clock": str(game_clock), "own_clocks": [None if clock is None else str(clock) for clock in clocks],
+        "clock_mode": args.clock, "seed": args.seed, "ponder": args.ponder, "full_turn_limit": args.full_turn_limit,
+        "variant": args.variant,
+    }  # fmt: skip
+    ident = start_match(out, identity)
+    recorded = finished_games(out, ident) if args.resume else {}
+    claimed = {line.history for line in read_all(out)} if args.resume else set()  # saved by a match of results-file days
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):
         white_index = index % 2
         white_name, black_name = (first, second) if white_index == 0 else (second, first)
         game_stem = f"{index + 1:03d}-{safe_file_name(white_name)}-vs-{safe_file_name(black_name)}"
-        saved = _saved_game(out, game_stem, progress) if args.resume else None
+        line = recorded.get(index + 1)
+        if line is not None and _loaded(out / line.history, progress) is not None:  # counted with its record only
+            winner = None if line.winner is None else line.winner == "white"
+            reason = None if line.reason is None else WinReason[line.reason]
+            summary.record(white_index, winner, reason, line.turns, None, line.clock_share)
+            progress.write(
+                f"[{index + 1}/{args.games}] {line.white} (white) vs {line.black} (black): "
+                f"{describe_result(winner, reason, line.white, line.black)} after {line.turns} turns (saved earlier)\n"
+            )
+            continue
+        saved = _saved_game(out, game_stem, progress, claimed) if args.resume else None
         if saved is not None:
             white_label, black_label = summary.bots[white_index].label, summary.bots[1 - white_index].label
             winner, reason = saved.get_winner_color(), saved.get_win_reason()
@@ -322,6 +371,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
             increment=args.increment,
             full_turn_limit=args.full_turn_limit,
             variant=args.variant,
+            clock_mode=args.clock,
         )
         specs[spec.key] = (index, spec, game_stem)
     if not specs:
@@ -336,7 +386,7 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
                 if result.setup_error:
                     raise SetupError(result.error)
                 index, spec, game_stem = specs[result.key]
-                _record_game(summary, index, spec, game_stem, result, args.games, out, stamp, progress)
+                _record_game(summary, index, spec, result, args.games, out, f"{stamp}-{game_stem}", progress, (ident, labels[0]))
     except KeyboardInterrupt:
         progress.write(f"interrupted after {summary.bots[0].games} of {args.games} games: stopping; --resume plays the rest\n")
         summary.interrupted = True
@@ -350,14 +400,17 @@ def _record_game(
     summary: MatchSummary,
     index: int,
     spec: GameSpec,
-    game_stem: str,
     result: GameResult,
     games: int,
     out: Path,
-    stamp: str,
+    file_stem: str,
     progress: TextIO,
+    match: tuple[str, str],
 ) -> None:
-    """Count one finished game, save its history and write its progress line."""
+    """Count one finished game, save its history, add its line to the results file, and write its progress line.
+
+    `match` is the match's id and the first bot's label (see :mod:`blindchess.tournament.match_record`).
+    """
     white_index = index % 2
     white_label, black_label = spec.white.label, spec.black.label
     if not result.ok or result.history is None:
@@ -368,8 +421,9 @@ def _record_game(
     winner = result.winner
     reason = None if result.reason is None else WinReason[result.reason]
     summary.record(white_index, winner, reason, result.turns, result.seconds, result.clock_share)
-    path = unique_history_path(out, f"{stamp}-{game_stem}")
+    path = unique_history_path(out, file_stem)
     path.write_text(result.history)
+    append_line(out, game_line(match, index + 1, spec, result, path.name))
     progress.write(
         f"[{index + 1}/{games}] {white_label} (white) vs {black_label} (black): "
         f"{describe_result(winner, reason, white_label, black_label)} after {result.turns} turns, {result.seconds:.1f} s,"
@@ -390,8 +444,6 @@ def _clock_note(shares: tuple[float | None, float | None]) -> str:
 
 def _bot_name(bot: str) -> str:
     """The name a bot goes by in history file names: its short name, or the class name of a file or module."""
-    if bot in VARIANT_BOTS:
-        return bot
     name, _ = resolve_bot(bot)
     return name
 
@@ -400,10 +452,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = play_match(args, sys.stderr)
     except (
-        PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError
+        PlayerLoadError, BotSettingError, SetupError, ExecutorError, UnknownVariantError, PonderingNeedsIsolationError,
+        CpuClockUnavailableError,
     ) as error:
-        sys.stderr.write(f"blindchess match: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     sys.stdout.write(summary.table() + "\n")
     if summary.interrupted:
         return 130

@@ -18,7 +18,7 @@ as ``blindchess match --ponder`` does; docs/pondering.md), so ``blindchess sprt 
 --ponder a`` measures what pondering gains: pondering counts as a setting.
 
 Bots are given as for ``blindchess match``; ``--a-settings``/``--b-settings`` take constructor settings as
-the inside of a TOML inline table (``'selector.search_depth = 1, selector.boards = 4'``), so a bot can be tested against a
+the inside of a TOML inline table (``'selector.search.depth = 1, selector.boards = 4'``), so a bot can be tested against a
 weakened copy of itself. A bot against itself with the same settings is refused: that test
 accepts H0 by construction.
 """
@@ -30,11 +30,13 @@ import itertools
 import sys
 from typing import Any
 
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arguments import add_command, non_negative_seconds, positive_int, positive_seconds
+from blindchess.command_errors import BadInputError
 
 from .base import ExecutorError
-from .cli_tournament import add_executor_arguments
+from .cli_tournament import add_clock_argument, add_executor_arguments, check_clock
 from .config import SelfPairingError, TournamentConfig, pairing_games, parse_settings
 from .executors import make_executor
 from .interrupt import watch_for_interrupt
@@ -74,6 +76,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--db", help="SQLite file recording every game; run again to resume (default: none)")
     add_executor_arguments(parser, None)
+    add_clock_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -84,15 +87,15 @@ def run(args: argparse.Namespace) -> int:
         b = BotSpec("B", args.b, parse_settings(args.b_settings, "--b-settings"), ponder=args.ponder in ("b", "both"))
         if a.same_player(b):
             raise SelfPairingError(f"A and B are the same bot ({args.a!r}) with the same settings: a pairing of a bot with itself")
-        check_bot(a)
-        check_bot(b)
+        check_bot(a, args.variant)
+        check_bot(b, args.variant)
+        check_clock(args.clock)
         executor = make_executor(args.executor, args.workers, args.address)
-    except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError) as error:
-        sys.stderr.write(f"blindchess: error: {error}\n")
-        return 2
+    except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError, CpuClockUnavailableError) as error:
+        raise BadInputError(str(error)) from error
     config = TournamentConfig(
         name="sprt", players=(a, b), seed=args.seed, variant=args.variant, seconds=args.seconds,
-        increment=args.increment, full_turn_limit=args.full_turn_limit,
+        increment=args.increment, full_turn_limit=args.full_turn_limit, clock_mode=args.clock,
     )  # fmt: skip
     lower, upper = test.bounds
     sys.stderr.write(f"SPRT {args.a} vs {args.b}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, bounds [{lower:.2f}, {upper:.2f}]\n")
@@ -102,8 +105,7 @@ def run(args: argparse.Namespace) -> int:
         todo, recorded = _resume(store, specs)
     except (ResultStoreError, OSError) as error:
         executor.close()
-        sys.stderr.write(f"blindchess: error: --db {args.db}: {error}\n")
-        return 2
+        raise BadInputError(f"--db {args.db}: {error}") from error
     if recorded:
         sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
     by_key = {spec.key: spec for spec in todo}
@@ -149,8 +151,7 @@ def run(args: argparse.Namespace) -> int:
                 if decision is not SprtDecision.CONTINUE:
                     break
     except SetupError as error:
-        sys.stderr.write(f"blindchess: error: {error}\n")
-        return 2
+        raise BadInputError(str(error)) from error
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -12,6 +12,7 @@ A config names the players and how they meet::
     seconds = 60               # each player's clock; leave out for none (deterministic bots)
     increment = 1
     full_turn_limit = 50       # a draw after this many full turns
+    clock = "cpu"              # charge each bot its own CPU time (isolated, in a cgroup); default "wall"
 
     [players.random]
     bot = "random"
@@ -37,6 +38,7 @@ labels, so adding a player to a config schedules only the new player's games.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import zlib
@@ -47,12 +49,13 @@ from typing import Any
 
 import numpy as np
 
+from blindchess.arbiter.cpu_clock import CLOCK_MODES
 from blindchess.arbiter.pondering import PonderingNeedsIsolationError
 from blindchess.arbiter.time_control import TimeControl, TimeControlError
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 
 from .spec import BotSpec, GameSpec
-from .task import BotSettingError, did_you_mean
+from .task import BotSettingError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,7 +69,7 @@ __all__ = [
 FORMATS = ("round-robin", "gauntlet")
 _TOURNAMENT_KEYS = {
     "name": str, "format": str, "gauntlet": str, "games_per_pairing": int, "repeat": bool, "seed": int,
-    "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int,
+    "variant": str, "seconds": (int, float), "increment": (int, float), "full_turn_limit": int, "clock": str,
 }  # fmt: skip
 _PLAYER_KEYS = {"bot": str, "settings": dict, "isolate": bool, "memory_limit_mib": int, "ponder": bool, "tc": str}
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -95,6 +98,7 @@ class TournamentConfig:
     seconds: float | None = None
     increment: float = 0.0
     full_turn_limit: int | None = None
+    clock_mode: str = "wall"
 
     def pairings(self) -> list[tuple[BotSpec, BotSpec]]:
         """The pairs of players who meet, each ordered by label."""
@@ -138,6 +142,7 @@ def pairing_games(
                 increment=config.increment,
                 full_turn_limit=config.full_turn_limit,
                 variant=config.variant,
+                clock_mode=config.clock_mode,
             )
 
 
@@ -216,6 +221,9 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
     except ValueError as error:
         raise ConfigError(f"{source}: [tournament] {error}") from error
     seconds = table.get("seconds")
+    clock_mode = table.get("clock", "wall")
+    if clock_mode not in CLOCK_MODES:
+        raise ConfigError(f"{source}: [tournament] clock = {clock_mode!r} must be one of {', '.join(CLOCK_MODES)}")
     return TournamentConfig(
         name=table.get("name", Path(source).stem),
         players=tuple(players),
@@ -228,6 +236,7 @@ def parse_config(document: Mapping[str, Any], source: str = "<config>") -> Tourn
         seconds=None if seconds is None else float(seconds),
         increment=float(table.get("increment", 0.0)),
         full_turn_limit=table.get("full_turn_limit"),
+        clock_mode=clock_mode,
     )
 
 
@@ -246,11 +255,57 @@ def parse_settings(text: str, flag: str) -> dict[str, Any]:
 
     >>> parse_settings('preset = "fast", selector.boards = 4', "--settings")
     {'preset': 'fast', 'selector': {'boards': 4}}
+    >>> parse_settings("path=sf", "--settings")
+    Traceback (most recent call last):
+    ...
+    blindchess.tournament.task.BotSettingError: --settings path=sf: 'sf' is no number, true/false or table; quote a string: path="sf"
 
     Raises:
-        BotSettingError: `text` is no such thing (the message names `flag`).
+        BotSettingError: `text` is no such thing: the message names `flag` and the setting as typed, not a TOML column.
     """
     try:
         return dict(tomllib.loads(f"settings = {{{text}}}")["settings"])
     except tomllib.TOMLDecodeError as error:
-        raise BotSettingError(f"{flag} {text!r} is not the inside of a TOML inline table (k = v, ...): {error}") from error
+        raise BotSettingError(_settings_error(text, flag, error)) from error
+
+
+def _settings_error(text: str, flag: str, error: tomllib.TOMLDecodeError) -> str:
+    """What is wrong with `text` in words a user typed: the first setting that does not parse alone, or the whole."""
+    for item in _top_level_items(text):
+        try:
+            tomllib.loads(f"settings = {{{item}}}")
+        except tomllib.TOMLDecodeError:
+            name, equals, value = (part.strip() for part in item.partition("="))
+            if not equals or not name:
+                return f"{flag} {item.strip()!r} is not NAME=VALUE (settings are NAME=VALUE, NAME=VALUE, ...)"
+            if not value:
+                return f"{flag} {item.strip()}: no value after '='"
+            if value[0] in "[{":
+                return f"{flag} {name}={value}: not a TOML array or table (strings in it need quotes too)"
+            return (
+                f"{flag} {name}={value}: {value!r} is no number, true/false or table; quote a string: {name}={json.dumps(value)}"
+            )
+    reason = re.sub(r" \(at (line \d+, )?(end of document|column \d+)\)", "", str(error))
+    return f"{flag} {text!r} is not a list of settings NAME=VALUE, NAME=VALUE, ...: {reason}"
+
+
+def _top_level_items(text: str) -> list[str]:
+    """`text` split at the commas outside quotes, brackets and braces.
+
+    >>> _top_level_items('a = 1, b = { c = 2, d = "x,y" }')
+    ['a = 1', ' b = { c = 2, d = "x,y" }']
+    """
+    items, depth, quote, start = [], 0, "", 0
+    for at, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[at - 1] != "\\" else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:at])
+            start = at + 1
+    return [*items, text[start:]]

@@ -9,6 +9,13 @@ A game that could not be played is recorded with ``status = 'failed'`` and the r
 run skips it unless asked to retry failed games (`pending` with ``retry_failed=True``), which
 replaces the row.
 
+A file that is not ours is refused the same way, before anything is written: each results file
+carries a marker in its header (`MARKER`: SQLite's ``application_id`` and ``user_version``), and
+a file marked by another program, or holding tables that are not ours, is a `ResultStoreError`
+naming the file, left byte for byte as it was (a resume used to add our table to it and exit 0).
+A file made before the marker (application id 0) holding only our ``games`` table, with our
+columns, is adopted and marked.
+
 A damaged file is refused when it is opened, before a game is played into it: SQLite's
 ``quick_check`` runs before anything is written, then every row is checked (each column's type,
 and that its JSON, spec, faults and history, parses). Either failure is a `ResultStoreError`
@@ -27,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from blindchess.errors import BlindchessError
+from blindchess.sqlite_marker import ForeignDatabaseError, Marker, mark, refuse_unless_ours
 
 from .spec import GameResult, GameSpec
 
@@ -63,6 +71,12 @@ COLUMN_TYPES: dict[str, type | tuple[type, ...]] = {
 
 ADDED_COLUMNS = ("white_clock REAL", "black_clock REAL")
 """Columns added after files were first written: opening an older file adds them, NULL in its rows."""
+
+MARKER = Marker(
+    "blindchess results database", 0x42435452, 1, SCHEMA,  # "BCTR" in the header's application_id
+    added_columns=frozenset(f"games.{column.split()[0]}" for column in ADDED_COLUMNS),
+)  # fmt: skip
+"""The header marker of our results files (`blindchess.sqlite_marker`): another program's database is refused."""
 
 
 class ResultStoreError(BlindchessError, ValueError):
@@ -112,6 +126,10 @@ class ResultStore:
                 problems = [row[0] for row in self._connection.execute("PRAGMA quick_check(5)")]
                 if problems != ["ok"]:
                     raise sqlite3.DatabaseError("; ".join(problems))
+                try:
+                    refuse_unless_ours(self._connection, self.path, MARKER)  # reads only: before the first write
+                except ForeignDatabaseError as error:
+                    raise ResultStoreError(str(error)) from error
                 self._connection.execute("PRAGMA journal_mode=WAL")
                 self._connection.executescript(SCHEMA)
                 present = {row[1] for row in self._connection.execute("PRAGMA table_info(games)")}
@@ -119,6 +137,7 @@ class ResultStore:
                     for column in ADDED_COLUMNS:
                         if column.split()[0] not in present:
                             self._connection.execute(f"ALTER TABLE games ADD COLUMN {column}")
+                mark(self._connection, MARKER)
             self.rows()
         except ResultStoreError:
             self._connection.close()
@@ -126,11 +145,16 @@ class ResultStore:
 
     @contextmanager
     def _database(self, doing: str) -> Iterator[None]:
-        """SQLite's errors (not a database, malformed, disk full, locked) as a `ResultStoreError` naming the file."""
+        """SQLite's errors (not a database, malformed, disk full, locked) as a one-line `ResultStoreError` naming the file.
+
+        One line: ``quick_check`` reports a damaged b-tree over several (``*** in database main
+        ***`` and a line per problem), and a message over lines read as two errors.
+        """
         try:
             yield
         except sqlite3.Error as error:
-            raise ResultStoreError(f"{self.path}: {doing}: {error}; the file is left as it was") from error
+            said = " ".join(str(error).split())
+            raise ResultStoreError(f"{self.path}: {doing}: {said}; the file is left as it was") from error
 
     def close(self) -> None:
         self._connection.close()

@@ -78,6 +78,9 @@ class GameSpec:
         seconds: each player's clock; None for no clock (deterministic bots need no deadline).
             A player's `BotSpec.clock` replaces it and `increment` for that player.
         variant: a name in :data:`blindchess.tournament.task.VARIANTS`.
+        clock_mode: what the clocks charge: ``wall`` time (the default, the competition's rule)
+            or each bot's own ``cpu`` time (:mod:`blindchess.arbiter.cpu_clock`; it plays
+            both bots isolated, each in a cgroup of its own).
     """
 
     key: str
@@ -91,6 +94,7 @@ class GameSpec:
     increment: float = 0.0
     full_turn_limit: int | None = None
     variant: str = "rbc"
+    clock_mode: str = "wall"
 
     def time_control(self, white: bool) -> TimeControl:
         """White's (`white`) or Black's clock in this game: its own `BotSpec.clock`, else the game's."""
@@ -102,10 +106,12 @@ class GameSpec:
     def to_json(self) -> str:
         """The spec as canonical JSON (sorted keys): stored with the result, compared on resume.
 
-        A bot's isolation fields are left out while at their defaults, so a database written
-        before they existed still resumes; a value set in the config is recorded.
+        A bot's isolation fields, and the clock mode, are left out while at their defaults, so a
+        database written before they existed still resumes; a value set in the config is recorded.
         """
         data = asdict(self)
+        if data["clock_mode"] == "wall":
+            del data["clock_mode"]
         for side in ("white", "black"):
             data[side] = {
                 name: value

@@ -33,6 +33,7 @@ import chess
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
+from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
 from blindchess.arbiter.isolation import (
     MEMORY_LIMIT_BYTES,
     BotProcessDied,
@@ -43,26 +44,18 @@ from blindchess.arbiter.isolation import (
 from blindchess.arbiter.loading import PlayerLoadError
 from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.arbiter.ruleset import STANDARD, Rules
-from blindchess.bots.registry import BotConstructionError, make_bot, resolve_bot
-from blindchess.errors import BlindchessError
+from blindchess.bots.registry import BOTS, BotConstructionError, make_bot, resolve_bot
+from blindchess.errors import BlindchessError, did_you_mean
 
 # The variant table moved to the variants layer (the learning environment reads it too); imported under
 # the same names, so `blindchess.tournament.task.VARIANTS` and its helpers keep working.
 from blindchess.variants.catalog import VARIANTS as VARIANTS
 from blindchess.variants.catalog import UnknownVariantError as UnknownVariantError
-from blindchess.variants.catalog import did_you_mean as did_you_mean
 from blindchess.variants.catalog import variant_rules as variant_rules
 
 from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
-
-VARIANT_BOTS: dict[str, str] = {
-    "recon": "blindchess.variants.recon_bot:ReconMiniChessBot",
-    # the policy trained in the learning environment and shipped for the variant (env/models/<variant>.pt)
-    "policy": "blindchess.env.policy_bot:PolicyBot",
-}
-"""Bots of the variants and the learning environment, by short name (the bots registry sits below both)."""
 
 _SETTING_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "limit": lambda value: chess.engine.Limit(**value) if isinstance(value, dict) else value,
@@ -75,30 +68,58 @@ class BotSettingError(BlindchessError, ValueError):
 
 
 def resolve_player_class(bot: str) -> type[Player]:
-    """The class of `bot`: a variant bot's short name, else whatever `resolve_bot` accepts.
+    """The class of `bot`: whatever `resolve_bot` accepts.
 
     Raises:
         PlayerLoadError: unknown bot (the message names it and suggests the closest name).
     """
-    target = VARIANT_BOTS.get(bot)
-    if target is not None:
-        module_name, _, class_name = target.partition(":")
-        import importlib
-
-        player_class: type[Player] = getattr(importlib.import_module(module_name), class_name)
-        return player_class
     return resolve_bot(bot)[1]
 
 
-def check_bot(spec: BotSpec) -> None:
-    """Raise now what would make every game of `spec` fail: an unknown bot or a setting it does not take.
+def plays(player_class: type[Player], variant: str) -> bool:
+    """Whether bots of `player_class` can play `variant` (`Player.variants`: 8x8 RBC unless the class says more).
+
+    >>> from blindchess.bots.random_bot import RandomBot
+    >>> from blindchess.bots.trout_bot import TroutBot
+    >>> plays(RandomBot, "teaching-4x4"), plays(TroutBot, "teaching-4x4"), plays(TroutBot, "rbc")
+    (True, False, True)
+    """
+    played = getattr(player_class, "variants", Player.variants)
+    return played is None or variant in played
+
+
+def bots_playing(variant: str) -> list[str]:
+    """The short names of the bots that can play `variant`, for the error that refuses one that cannot.
+
+    Imports every registered bot's module (a few seconds, the neural ones' torch included): only
+    the refusal, after a bot has already failed the check, asks for this list.
+    """
+    names = []
+    for name in sorted(BOTS):
+        try:
+            player_class = resolve_player_class(name)
+        except (ImportError, PlayerLoadError):  # a bot whose optional dependency is missing plays nothing here
+            continue
+        if plays(player_class, variant):
+            names.append(name)
+    return names
+
+
+def check_bot(spec: BotSpec, variant: str = "rbc") -> None:
+    """Raise now what would make every game of `spec` fail: an unknown bot, one that cannot play `variant`,
+    or a setting it does not take.
 
     Raises:
         PlayerLoadError: the bot cannot be found.
-        BotSettingError: a setting is not a parameter of the bot's constructor, or `spec`
-            asks to ponder of a bot with no ``ponder`` method.
+        BotSettingError: the bot cannot play `variant`, a setting is not a parameter of the bot's
+            constructor, or `spec` asks to ponder of a bot with no ``ponder`` method.
     """
     player_class = resolve_player_class(spec.bot)
+    if not plays(player_class, variant):
+        raise BotSettingError(
+            f"player {spec.label!r}: bot {spec.bot!r} cannot play {variant}"
+            f" (it plays {', '.join(sorted(player_class.variants or ()))}); bots that can: {', '.join(bots_playing(variant))}"
+        )
     if spec.ponder and not supports_pondering(player_class):
         raise BotSettingError(f"player {spec.label!r}: bot {spec.bot!r} cannot ponder (it has no ponder(stop) method)")
     configured = getattr(player_class, "configured", None)  # a bot built from a config tree checks its own settings
@@ -123,32 +144,43 @@ def check_bot(spec: BotSpec) -> None:
             )
 
 
-def isolated(spec: BotSpec) -> bool:
-    """Whether `spec`'s bot plays in its own process: as it says, else when it ponders or is loaded from a ``.py`` file.
+def isolated(spec: BotSpec, cpu_clock: bool = False) -> bool:
+    """Whether `spec`'s bot plays in its own process: under a CPU clock always, else as it says, else when it ponders
+    or is loaded from a ``.py`` file.
 
     >>> isolated(BotSpec("mine", "bots/my_bot.py")), isolated(BotSpec("r", "random"))
     (True, False)
     >>> isolated(BotSpec("mine", "bots/my_bot.py", isolate=False)), isolated(BotSpec("r", "random", ponder=True))
     (False, True)
+    >>> isolated(BotSpec("r", "random"), cpu_clock=True)
+    True
     """
+    if cpu_clock:
+        return True
     return spec.isolate if spec.isolate is not None else spec.ponder or spec.bot.endswith(".py")
 
 
-def build_player(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
+def build_player(spec: BotSpec, seed: int, rules: Rules[Any], cpu_clock: bool = False) -> Player:
     """The bot `spec` names, seeded, in this process or (see `isolated`) in its own.
 
+    With `cpu_clock` it plays in its own process, in a cgroup of its own whose CPU its clock is
+    charged (see :mod:`blindchess.arbiter.cpu_clock`); ``isolate = false`` cannot go with it.
+
     Raises:
-        BotConstructionError: the bot cannot be built (in its own process: it raised or died).
+        BotConstructionError: the bot cannot be built (in its own process: it raised or died),
+            or a CPU clock is asked of a bot that must not be isolated, or where no cgroup can be made.
     """
-    if not isolated(spec):
+    if cpu_clock and spec.isolate is False:
+        raise BotConstructionError(f"player {spec.label!r}: a CPU clock plays every bot in its own process, but isolate is false")
+    if not isolated(spec, cpu_clock):
         return _build_here(spec, seed, rules)
     limit = MEMORY_LIMIT_BYTES if spec.memory_limit_mib is None else spec.memory_limit_mib * 2**20
     player_class = resolve_player_class(spec.bot)
     try:
         player: Player = isolated_player(
-            player_class, functools.partial(_build_here, spec, seed, rules), limit, ponder=spec.ponder
+            player_class, functools.partial(_build_here, spec, seed, rules), limit, ponder=spec.ponder, cpu_clock=cpu_clock
         )
-    except (IsolatedBotError, BotProcessDied, PonderingUnsupportedError) as error:
+    except (IsolatedBotError, BotProcessDied, PonderingUnsupportedError, CpuClockUnavailableError) as error:
         raise BotConstructionError(f"cannot build {player_class.__name__} in its own process: {error}") from error
     return player
 
@@ -174,8 +206,9 @@ def play_game(spec: GameSpec) -> GameResult:
     players: list[Player] = []
     try:
         rules = variant_rules(spec.variant)
-        players.append(build_player(spec.white, spec.white_seed, rules))
-        players.append(build_player(spec.black, spec.black_seed, rules))
+        cpu_clock = spec.clock_mode == "cpu"
+        players.append(build_player(spec.white, spec.white_seed, rules, cpu_clock))
+        players.append(build_player(spec.black, spec.black_seed, rules, cpu_clock))
     except (PlayerLoadError, BotConstructionError, BotSettingError, UnknownVariantError) as error:
         _close(players)
         return failed(spec.key, str(error), setup_error=True)
@@ -195,7 +228,11 @@ def _play(spec: GameSpec, rules: Rules[Any], white: Player, black: Player) -> Ga
     random.seed((spec.white_seed << 64) | spec.black_seed)  # reconchess's bots draw from the random module
     turn_limit = spec.full_turn_limit if spec.full_turn_limit is not None else getattr(rules, "full_turn_limit", None)
     clocks = (spec.time_control(white=True), spec.time_control(white=False))
-    game: LocalGame[Any] = LocalGame(full_turn_limit=turn_limit, rules=rules, time_controls=clocks)
+    meters = None
+    if spec.clock_mode == "cpu":
+        assert isinstance(white, IsolatedPlayer) and isinstance(black, IsolatedPlayer), "a CPU clock plays bots isolated"
+        meters = (white.cpu_seconds, black.cpu_seconds)
+    game: LocalGame[Any] = LocalGame(full_turn_limit=turn_limit, rules=rules, time_controls=clocks, meters=meters)
     started = time.monotonic()
     try:
         winner, reason, history = play_local_game(white, black, game=game)

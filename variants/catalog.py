@@ -7,11 +7,10 @@ that each of them reads the same names.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from blindchess.arbiter.ruleset import STANDARD, Rules
-from blindchess.errors import BlindchessError
+from blindchess.errors import BlindchessError, did_you_mean
 
 from .recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
 from .teaching import TEACHING_4X4, TEACHING_4X5
@@ -28,16 +27,6 @@ VARIANTS: dict[str, Rules[Any]] = {
 
 class UnknownVariantError(BlindchessError, ValueError):
     """A variant name that is not in `VARIANTS` (the message suggests the closest)."""
-
-
-def did_you_mean(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest of `choices`, or nothing.
-
-    >>> did_you_mean("trot", ["trout", "random"])
-    " (did you mean 'trout'?)"
-    """
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def variant_rules(name: str) -> Rules[Any]:

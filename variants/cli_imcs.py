@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from blindchess.arguments import add_command, host_port, listen_port, positive_int, positive_seconds
+from blindchess.command_errors import RunFailedError
+from blindchess.ids import GameIdError, parse_game_id
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +27,14 @@ def make_minichess_player(name: str, depth: int, seconds: float, seed: int) -> A
         return AlphaBetaPlayer(max_depth=depth, time_limit=seconds)
     rng = np.random.default_rng(seed)
     return GreedyMiniChessPlayer(rng) if name == "greedy" else RandomMiniChessPlayer(rng)
+
+
+def _game_id(text: str) -> int:
+    """``--accept``'s id in its canonical digits (`blindchess.ids`): ``int`` read ``+1``, `` 1`` and ``1_0`` too."""
+    try:
+        return parse_game_id(text)
+    except GameIdError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_parser(subparsers: Any) -> None:
@@ -45,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
     play.add_argument("--password", required=True)
     side = play.add_mutually_exclusive_group(required=True)
     side.add_argument("--offer", nargs="?", const="?", choices=("W", "B", "?"), help="offer a game (our colour; ? = either)")
-    side.add_argument("--accept", type=int, metavar="ID", help="accept the offered game ID")
+    side.add_argument("--accept", type=_game_id, metavar="ID", help="accept the offered game ID")
     play.add_argument("--depth", type=positive_int, default=30, help="alphabeta: deepest iteration")
     play.add_argument("--seconds", type=positive_seconds, default=2.0, help="alphabeta: seconds per move")
     play.add_argument("--seed", type=int, default=0, help="greedy/random: seed")
@@ -80,8 +89,7 @@ def run(args: argparse.Namespace) -> int:
             rules=MINICHESS if args.seed_rules else IMCS,
         )
     except (ImcsProtocolError, OSError) as error:
-        print(f"blindchess imcs: {error}")
-        return 1
+        raise RunFailedError(str(error)) from error
     side = "White" if result.color else "Black"
     print(f"{result.code} {result.text} (we played {side}, {result.moves_sent} moves sent)")
     return 0
@@ -93,8 +101,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         server = ImcsServer((args.host, args.port), users_path=args.users, seed=args.seed)
     except OSError as error:
-        print(f"blindchess imcs-serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     host, port = server.server_address[:2]
     print(f"imcs 2.5 server on {host!s}:{port} (Ctrl-C stops)")
     try:

@@ -31,6 +31,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter.types import Color
+from blindchess.ids import is_canonical_id
 from blindchess.variants.imcs_protocol import (
     GREETING,
     PROTOCOL_VERSION,
@@ -317,7 +318,7 @@ class ImcsServer(socketserver.ThreadingTCPServer):
         if session.name is None:
             session.send("406 must set name first using me command")
             return False
-        if not args[0].isdigit() or len(args[0]) >= 9:
+        if not is_canonical_id(args[0]) or len(args[0]) >= 9:  # isdigit() passed 01 and Arabic-Indic digits
             session.send("407 bad game id")
             return False
         wanted = args[1] if len(args) == 2 else None

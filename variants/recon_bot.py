@@ -28,6 +28,7 @@ from blindchess.arbiter import ObservingPlayer
 from blindchess.arbiter.observations import GameStarted, Observation, OpponentMoved
 from blindchess.arbiter.types import Square
 from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.variants.catalog import VARIANTS
 from blindchess.variants.geometry import BLACK_OFFSET, KING
 from blindchess.variants.minichess import Position, encode
 from blindchess.variants.minichess_engine import AlphaBetaPlayer
@@ -76,6 +77,9 @@ class ReconMiniChessBot(ObservingPlayer):
         sense_planner: a :class:`blindchess.sensing.base.SensePlanner` to sense with instead of the
             built-in window-entropy rule (the planners read the belief through the same protocol).
     """
+
+    variants = frozenset(name for name, rules in VARIANTS.items() if isinstance(rules, ReconMiniChessRules))
+    """Every small board of the catalog (Mini-Chess and the teaching boards), not 8x8 RBC."""
 
     def __init__(
         self,

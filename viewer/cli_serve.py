@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ from blindchess.arguments import (
     positive_int,
     positive_seconds,
 )
+from blindchess.command_errors import BadInputError, RunFailedError
 from blindchess.dependencies import require
 
 
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from blindchess.server.errors import DatabaseInUse, StoreUnavailable
     from blindchess.server.server import serve
     from blindchess.server.service import ServerConfig
+    from blindchess.sqlite_marker import ForeignDatabaseError
 
     logging.getLogger("blindchess").setLevel(logging.DEBUG if args.verbose else logging.INFO)
     config = ServerConfig.from_arguments(args)
@@ -95,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         serve(args.db, args.host, args.port, config, announce, serving_app)
     except (DatabaseInUse, StoreUnavailable) as error:
-        print(f"blindchess serve: error: {error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(str(error)) from error
+    except ForeignDatabaseError as error:  # bad input: --db names a file that is not a server's database
+        raise BadInputError(str(error)) from error
     except OSError as error:
-        print(f"blindchess serve: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        raise RunFailedError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     return 0
 
 

@@ -21,6 +21,7 @@ from blindchess.arbiter.history import GameHistory
 from blindchess.beliefs.small_board import EnumeratedBelief
 from blindchess.bots.registry import BOTS, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
+from blindchess.ids import parse_game_id
 
 from .belief_views import (
     BELIEFS,
@@ -184,15 +185,15 @@ class ViewerState:
 
         A game in progress is refused (`GameInProgress`, 403): its record is the arbiter's until it ends.
         """
-        number = game_id.removeprefix("server-")
-        if not game_id.startswith("server-") or not number.isdigit():
+        if not game_id.startswith("server-"):
             return False
+        number = parse_game_id(game_id.removeprefix("server-"))  # 400 for server-01, server-+1, server-1.0
         service = self.service
         try:
-            service.spectator_history(int(number))
+            service.spectator_history(number)
         except LookupError:
             return False
-        self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, int(number)), False)
+        self.library.set_source(game_id, f"server game {number}", functools.partial(service.spectator_history, number), False)
         return True
 
     def server_overview(self, recent: int = 50) -> dict[str, Any]:

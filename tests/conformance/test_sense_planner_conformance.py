@@ -17,7 +17,13 @@ from blindchess.arbiter.observations import Observation
 from blindchess.arbiter.rules import move_actions
 from blindchess.beliefs.base import Belief, WeightedBoards
 from blindchess.beliefs.samples import board_grid
-from blindchess.sensing import PLANNERS, SenseContext, SensePlanner, ValueOfInformationSensePlanner, make_planner
+from blindchess.sensing import (
+    PLANNERS,
+    EvoiSettings,
+    SenseContext,
+    SensePlanner,
+    make_planner,
+)
 from blindchess.sensing.base import SensePlanError
 from blindchess.sensing.windows import WINDOWS
 
@@ -175,4 +181,4 @@ def test_value_of_information_sees_threats_held_by_one_board_in_two_hundred() ->
 
 def test_a_value_of_information_planner_without_boards_is_refused_by_name() -> None:
     with pytest.raises(SensePlanError, match="boards must be >= 1, got 0"):
-        ValueOfInformationSensePlanner(boards=0)
+        EvoiSettings(boards=0)

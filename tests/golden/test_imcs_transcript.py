@@ -258,3 +258,12 @@ def test_cli_imcs_command_plays_against_a_raw_client(capsys: pytest.CaptureFixtu
     srv.server_close()
     assert codes == [0]
     assert "232 B wins on opponent resignation (we played Black" in capsys.readouterr().out
+
+
+def test_accept_takes_a_game_id_in_its_canonical_digits_only(server: tuple[ImcsServer, FakeClock]) -> None:
+    """Issue 41: ``accept 01`` and ``accept 001`` accepted game 1 (``isdigit`` passed them)."""
+    port = server[0].server_address[1]
+    alice, bob = login(port, "alice"), login(port, "bob")
+    assert alice.ask("offer W 300 300") == ["103 1 game waiting for offer acceptance"]
+    assert [bob.ask(f"accept {spelling}") for spelling in ("01", "001")] == [["407 bad game id"]] * 2
+    assert bob.ask("accept 1") == ["106 B 5:00 5:00 game starts"]

@@ -1,7 +1,7 @@
 """The king hunt's pieces: the selector's engine vote and the planner's look for the king.
 
 The selector's bonus must be zero below the material lead (or with the hunt off) and, far
-ahead, ``hunt_weight`` times the weight share of the boards where the engine chose the move;
+ahead, ``hunt.weight`` times the weight share of the boards where the engine chose the move;
 the planner, far ahead, must look where the king's square is decided rather than where more,
 but lesser, squares are.
 """
@@ -20,15 +20,17 @@ from hypothesis import strategies as st
 from blindchess.arbiter import rules
 from blindchess.beliefs import BoardSet
 from blindchess.evaluation.king_hunt import engine_votes, king_squares
-from blindchess.moving.selector_config import SelectorConfig
+from blindchess.moving.selector_config import HuntSettings, SafetySettings, SearchSettings, SelectorConfig
 from blindchess.moving.stockfish_selector import Sample, StockfishMoveSelector
-from blindchess.sensing import ValueOfInformationSensePlanner
+from blindchess.sensing import EvoiSettings, ValueOfInformationSensePlanner
 from blindchess.sensing.base import SenseContext
 
 
 @pytest.fixture(scope="module")
 def selector() -> Iterator[StockfishMoveSelector]:
-    selector = StockfishMoveSelector(SelectorConfig(search_depth=4, boards=2, safety_boards=8, hunt_weight=0.03, hunt_boards=2))
+    hunt = HuntSettings(weight=0.03, boards=2)
+    config = SelectorConfig(boards=2, search=SearchSettings(depth=4), safety=SafetySettings(boards=8), hunt=hunt)
+    selector = StockfishMoveSelector(config)
     yield selector
     selector.close()
 
@@ -54,7 +56,7 @@ def test_no_hunt_below_the_lead_or_when_turned_off(selector: StockfishMoveSelect
     assert not selector.hunt_bonus(Sample(level, np.ones(1), [], np.zeros((len(level), 0))), moves, chess.WHITE, 1.0, selector.policy).any()
     ahead = [chess.Board(MATE_IN_ONE)]
     moves = rules.move_actions(ahead[0])
-    off = StockfishMoveSelector(SelectorConfig(search_depth=1, hunt_material=math.inf))
+    off = StockfishMoveSelector(SelectorConfig(search=SearchSettings(depth=1), hunt=HuntSettings(material=math.inf)))
     try:
         assert not off.hunt_bonus(Sample(ahead, np.ones(1), [], np.zeros((len(ahead), 0))), moves, chess.WHITE, 1.0, off.policy).any()
         assert selector.hunt_bonus(Sample(ahead, np.ones(1), [], np.zeros((len(ahead), 0))), moves, chess.WHITE, 1.0, selector.policy).any()
@@ -95,7 +97,7 @@ def hunting_belief() -> BoardSet:
 @pytest.mark.parametrize("hunt", [True, False])
 def test_far_ahead_the_planner_looks_for_the_king(hunt: bool) -> None:
     belief = hunting_belief()
-    planner = ValueOfInformationSensePlanner(hunt_material=5.0 if hunt else None)
+    planner = ValueOfInformationSensePlanner(EvoiSettings(hunt_material=5.0 if hunt else math.inf))
     moves = tuple(rules.move_actions(next(iter(belief.boards()))))
     context = SenseContext(color=chess.WHITE, move_actions=moves)
     sense = planner.choose_sense(belief, rules.sense_actions(), 60.0, np.random.default_rng(0), context)

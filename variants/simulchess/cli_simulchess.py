@@ -32,8 +32,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games < 1 or args.max_turns < 1:
-        raise SystemExit("blindchess simulchess: --games and --max-turns must be positive")
     records = play_simulchess_match(args.white, args.black, games=args.games, seed=args.seed, max_turns=args.max_turns, swap_colors=True)
     wins: Counter[str] = Counter()
     for number, record in enumerate(records, start=1):

@@ -106,7 +106,7 @@ def test_registry_resolves_short_names_then_sources() -> None:
 
 
 def test_register_bot_refuses_to_rebind_a_name() -> None:
-    register_bot("random", BOTS["random"])  # the same target again is fine
+    register_bot("random", BOTS["random"].target)  # the same target again is fine
     with pytest.raises(DuplicateBotNameError, match="random"):
         register_bot("random", "blindchess.bots.attacker_bot:AttackerBot")
     with pytest.raises(ValueError, match="no-colon"):

@@ -56,7 +56,7 @@ def test_a_pondering_bot_senses_where_it_pondered_and_moves_on_pondered_scores()
     # A pondered turn's sense was chosen on the expanded belief, by the ponder, not again in the turn:
     # the planner ran once per turn that was not pondered and once per ponder that reached it.
     assert bot.pondered_senses <= bot.pondered_turns <= len(planner.beliefs)
-    assert len(planner.beliefs) < 2 * bot.turns
+    assert len(planner.beliefs) < 2 * bot.game.turns
     assert selector.cache.hits >= 1 and selector.cache.hits <= selector.cache.lookups
 
 

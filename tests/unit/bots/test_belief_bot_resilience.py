@@ -143,8 +143,8 @@ def test_bad_events_leave_the_belief_as_if_they_never_came_and_nothing_is_copied
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
     _, _, history = play_local_game(white, black, game=LocalGame(seconds_per_player=None, full_turn_limit=6))
     assert [fault for fault in history.faults if fault.color == color] == []
-    assert bot.turns >= 3 and bot.rebuilds == 1 and not bot.belief_stale  # the impossible sense forced one rebuild
-    assert bot.events == history.observations(color)  # the malformed events dropped, the impossible sense skipped by the rebuild
+    assert bot.turns >= 3 and bot.game.rebuilds == 1 and not bot.game.belief_stale  # the impossible sense forced one rebuild
+    assert bot.game.events == history.observations(color)  # the malformed events dropped, the impossible sense skipped by the rebuild
     clean = BoardSet(max_boards=20_000)
     for event in history.observations(color):
         clean.update(event)

@@ -176,7 +176,20 @@ def test_match_accepts_files_and_reconchess_modules_and_records_a_crash(capsys: 
     history = GameHistory.from_file(str(files[0]))
     assert history.get_white_player_name() == "CrashingBot" and history.get_black_player_name() == "RandomBot"
     assert history.get_winner_color() == chess.BLACK and _reason_name(history) == "RESIGN"
-    assert _table_rows(stdout)[str(bot_file)][4] == 1  # one loss
+    assert _table_rows(stdout)["CrashingBot"][4] == 1  # one loss
+
+
+def test_a_bot_file_goes_by_one_name_in_the_table_the_progress_and_the_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Was: ``my_bot.py`` in the table and the progress lines, ``MyBot`` in the history file names."""
+    bot_file = tmp_path / "my_bot.py"
+    bot_file.write_text("from blindchess.bots.random_bot import RandomBot\n\nclass MyBot(RandomBot):\n    pass\n")
+    code, stdout, stderr, files = _match(capsys, tmp_path, str(bot_file), "random", "--games", "2", "--seed", "1", "--no-isolate")
+    assert code == 0 and len(files) == 2
+    assert set(_table_rows(stdout)) == {"MyBot", "random"} and stdout.startswith("Score of MyBot vs random:")
+    assert "[1/2] MyBot (white) vs random (black)" in stderr and "my_bot.py" not in stderr
+    assert "-001-MyBot-vs-random" in files[0].name and GameHistory.from_file(str(files[0])).get_white_player_name() == "MyBot"
 
 
 def test_match_names_an_unknown_bot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -195,7 +208,8 @@ def test_replay_prints_every_turn_and_the_result(capsys: pytest.CaptureFixture[s
     history = GameHistory.from_file(str(files[0]))
     assert main(["replay", str(files[0]), "--all"]) == 0
     stdout = capsys.readouterr().out
-    assert stdout.count("== turn ") == history.num_turns()
+    assert stdout.count("== Turn(") == history.num_turns()
+    assert f"== Turn(white, 0): {history.get_white_player_name()}" in stdout  # numbered as the arbiter names turns
     last = history.last_turn()
     requested, taken, _ = history.move_result(last)
     assert f"requested {requested.uci() if requested else 'pass'}, taken {taken.uci() if taken else 'pass'}" in stdout
@@ -205,7 +219,7 @@ def test_replay_prints_every_turn_and_the_result(capsys: pytest.CaptureFixture[s
     reason = _reason_name(history).lower().replace("_", " ")
     assert stdout.rstrip().endswith(f"result: {chess.COLOR_NAMES[winner]} ({name}) won by {reason}")
     assert main(["replay", str(files[0]), "--all", "--color", "black"]) == 0
-    assert capsys.readouterr().out.count("== turn ") == history.num_turns(chess.BLACK)
+    assert capsys.readouterr().out.count("== Turn(") == history.num_turns(chess.BLACK)
 
 
 def test_playback_reproduces_a_game_and_a_crash(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -223,6 +237,10 @@ def test_playback_reproduces_a_game_and_a_crash(capsys: pytest.CaptureFixture[st
     stdout = capsys.readouterr().out
     assert "CrashingBot: exception in choose_move on Turn(black, 2)" in stdout
     assert "ZeroDivisionError" in stdout
+    # replay numbers turns as playback names them (was: `== turn 3, black` for playback's Turn(black, 2))
+    assert main(["replay", str(files[0]), "--all"]) == 0
+    replayed = capsys.readouterr().out
+    assert "== Turn(black, 2): CrashingBot" in replayed and "== turn 3" not in replayed
 
 
 def test_match_without_stockfish_says_what_it_tried(
@@ -266,7 +284,7 @@ def test_replay_and_playback_show_a_game_that_ended_on_the_first_turn(
     assert (history.get_winner_color(), _reason_name(history)) == (not crashed, "RESIGN")
     assert main(["replay", str(files[0]), "--all"]) == 0
     stdout = capsys.readouterr().out
-    assert stdout.count("== turn ") == history.num_turns()
+    assert stdout.count("== Turn(") == history.num_turns()
     assert ("the game ended before this move" in stdout) == (callback == "choose_move")
     last_line = stdout.rstrip().splitlines()[-1]
     assert last_line.startswith(f"result: {chess.COLOR_NAMES[not crashed]} (") and "resignation" in last_line
@@ -312,7 +330,7 @@ def test_ctrl_c_stops_a_match_without_counting_the_interrupted_game_and_resume_p
     assert 1 <= len(saved) < 12
     for path in saved:  # neither bot ever faults: a RESIGN would be a game the Ctrl-C reached, counted as a loss
         assert GameHistory.from_file(str(path)).get_win_reason() is not WinReason.RESIGN
-    assert _table_rows(stdout)[str(bot_file)][0] == len(saved)  # the summary counts the saved games only
+    assert _table_rows(stdout)["SlowBot"][0] == len(saved)  # the summary counts the saved games only
     resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300, check=False)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stderr.count("(saved earlier)") == len(saved)

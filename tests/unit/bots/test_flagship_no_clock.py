@@ -29,7 +29,7 @@ from blindchess.tournament.cli_match import BotRecord, MatchSummary, _record_gam
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.task import failures, play_game
 
-QUICK = {"selector": {"unclocked_move_seconds": 0.2, "boards": 4, "safety_boards": 16}, "planner": {"boards": 16, "threat_sample": 64}}
+QUICK = {"selector": {"unclocked_move_seconds": 0.2, "boards": 4, "safety": {"boards": 16}}, "planner": {"boards": 16, "threat_sample": 64}}
 """A timed flagship (no fixed depth: that ignored the clock and never failed) with a small unclocked budget."""
 
 
@@ -86,7 +86,7 @@ def test_a_selector_failure_is_counted_and_named_in_the_game_faults() -> None:
     bot = BeliefBot(BoardSet, RandomSensePlanner(), FailingSelector(), rng=1)
     game = LocalGame(seconds_per_player=60, full_turn_limit=3)
     play_local_game(bot, RandomBot(rng=2), game=game)
-    assert bot.failures == {"choose_move": 2}
+    assert bot.game.failures == {"choose_move": 2}
     (line,) = failures(bot, chess.WHITE)
     assert line == "BeliefBot (white) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)"
     assert failures(RandomBot(rng=3), chess.BLACK) == ()
@@ -98,6 +98,6 @@ def test_a_match_prints_each_fault_and_counts_the_games_with_one(tmp_path: Path)
     line = "BeliefBot (white) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)"
     result = GameResult(key="m#0", winner=None, reason="TURN_LIMIT", turns=4, seconds=0.1, faults=(line,), history=history.to_json())
     summary, progress = MatchSummary((BotRecord("a"), BotRecord("b"))), io.StringIO()
-    _record_game(summary, 0, spec, "1-a-vs-b", result, 1, tmp_path, "stamp", progress)
+    _record_game(summary, 0, spec, result, 1, tmp_path, "stamp-1-a-vs-b", progress, ("match", "a"))
     assert f"    fault: {line}\n" in progress.getvalue()
     assert "games with a bot fault or a planner or selector failure: 1" in summary.table()

@@ -37,6 +37,21 @@ def test_a_tiny_training_run_trains_saves_plots_and_evaluates(capsys: pytest.Cap
     assert bot.net.hidden == 16
 
 
+def test_a_tiny_training_run_on_the_batched_environment(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    weights = tmp_path / "policy.pt"
+    argv = ["--variant", "rbc", "--batched", "--updates", "2", "--steps", "128", "--envs", "16", "--epochs", "1",
+            "--minibatch", "64", "--hidden", "16", "--turn-limit", "4", "--out", str(weights), "--eval-games", "2",
+            "--seed", "3"]  # fmt: skip
+    threads = torch.get_num_threads()
+    try:
+        assert train_policy.main(argv) == 0
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    assert "trained 2 updates, 256 learner steps" in out and "saved policy vs random, 2 games" in out
+    assert PolicyBot(weights=weights).net.hidden == 16
+
+
 def test_a_policy_file_of_another_board_is_refused() -> None:
     with pytest.raises(PolicyFileError, match="a policy for 'teaching-4x4', not 'rbc'"):
         PolicyBot(weights=MODELS / "teaching-4x4.pt")

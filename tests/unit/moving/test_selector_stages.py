@@ -23,6 +23,7 @@ from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.search import Deadline, FixedDepth, Timed, policy_for
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import LOSS, WIN, Sample, Scores, StockfishMoveSelector
+from blindchess.moving.time_management import TimeManager
 
 ROOK_SWEEP = "6k1/8/8/8/8/8/r7/6K1 w - - 0 1"
 """Black's rook sweeps the second rank: Kf2, Kg2 and Kh2 walk into it."""
@@ -69,12 +70,12 @@ def test_timed_search_scales_with_the_budget_and_takes_the_rule_it_is_handed() -
     config = SelectorConfig()
     policy = policy_for(config)
     assert isinstance(policy, Timed) and policy.second_look
-    assert policy.safety_boards(0.1) == config.min_safety_boards and policy.safety_boards(100.0) == config.safety_boards
+    assert policy.safety_boards(0.1) == config.safety.min_boards and policy.safety_boards(100.0) == config.safety.boards
     assert policy.safety_boards(1.0) == 60 and policy.pressed(0.2) and not policy.pressed(0.3)
     assert policy.boards(1000.0) == config.max_boards
     short = SearchRule(0.7, 0.0, 0.5)
     assert policy.under(None) is policy and policy.under(short).rule == short
-    assert policy.position_limit(2.0, 16) == chess.engine.Limit(time=config.search_rule.limit(2.0, 16))
+    assert policy.position_limit(2.0, 16) == chess.engine.Limit(time=config.search.rule.limit(2.0, 16))
     assert policy.under(short).play_limit(10.0, 0.01) == chess.engine.Limit(time=0.5)  # the rule's longest search
     assert policy.play_limit(0.0, 0.005, 0.1) == chess.engine.Limit(time=0.005)
 
@@ -85,9 +86,11 @@ def test_timed_search_scales_with_the_budget_and_takes_the_rule_it_is_handed() -
 def test_plan_takes_the_contexts_budgets_and_panics_on_a_low_clock(selector: StockfishMoveSelector) -> None:
     plan = selector.plan(100.0, MoveContext(chess.WHITE, 2.0, budget=1.5, hard_budget=4.0))
     assert (plan.deadline.budget, plan.deadline.hard, plan.panic) == (1.5, 4.0, False)
-    assert selector.plan(10.0, MoveContext(chess.WHITE)).panic  # under panic_seconds
+    assert selector.plan(10.0, MoveContext(chess.WHITE)).panic  # under panic.seconds
     own = selector.plan(68.0, MoveContext(chess.WHITE, 3.0))
-    assert own.deadline.budget == pytest.approx(60.0 / 30 + 0.5 * 3.0) == selector.budget(68.0, 3.0)
+    # the clock is planned in one place: the time manager's first turn, its increment share (0.85) included
+    assert own.deadline.budget == pytest.approx(60.0 / 30 + 0.85 * 3.0) == selector.budget(68.0, 3.0)
+    assert selector.budget(68.0, 3.0) == TimeManager().turn_budget(68.0, 3.0) and selector.budget(68.0, 0.0) == 60.0 / 30
     timed = StockfishMoveSelector(SelectorConfig())
     try:
         assert timed.plan(100.0, MoveContext(chess.WHITE, budget=0.1)).panic  # too short a budget to search
@@ -126,7 +129,7 @@ def test_candidates_put_the_engines_move_first_then_the_hunts_then_the_proxys(se
     hunt = np.zeros(len(moves))
     hunt[0] = 0.03
     chosen = selector.candidates(sample, moves, proxy, 1.0, hunt, selector.policy)
-    assert len(chosen) == len(set(chosen)) == min(len(moves), FAST_FLAGSHIP.selector.candidates)
+    assert len(chosen) == len(set(chosen)) == min(len(moves), FAST_FLAGSHIP.selector.candidates.count)
     assert 0 in chosen[:2]  # the engine's move on the one board, and the hunt's
     assert chosen[2:] == sorted(chosen[2:], key=lambda j: -proxy[j])  # then the proxy's best
 

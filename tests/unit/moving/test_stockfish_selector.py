@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import chess
 import chess.engine
@@ -14,7 +14,7 @@ from blindchess.arbiter.observations import GameStarted
 from blindchess.arbiter.rules import request_outcome
 from blindchess.beliefs import BoardSet
 from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
-from blindchess.moving.selector_config import SelectorConfig
+from blindchess.moving.selector_config import CandidateSettings, SearchSettings, SelectorConfig
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
@@ -28,7 +28,7 @@ def known_position(fen: str) -> BoardSet:
 
 @pytest.fixture(scope="module")
 def selector() -> Iterator[StockfishMoveSelector]:
-    chosen = StockfishMoveSelector(SelectorConfig(boards=4, candidates=4))
+    chosen = StockfishMoveSelector(SelectorConfig(boards=4, candidates=CandidateSettings(count=4)))
     yield chosen
     chosen.close()
 
@@ -84,17 +84,17 @@ def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess
 
 
 @pytest.mark.parametrize(
-    "settings",
+    ("make", "value"),
     [
-        {"boards": 0},
-        {"candidates": 0},
-        {"worst_case_weight": 1.5},
-        {"search_share": 1.25},
-        {"search_overhead": -0.5},
-        {"max_position_seconds": 0.0},
+        (lambda: SelectorConfig(boards=0), "0"),
+        (lambda: CandidateSettings(count=0), "0"),
+        (lambda: SelectorConfig(worst_case_weight=1.5), "1.5"),
+        (lambda: SearchSettings(share=1.25), "1.25"),
+        (lambda: SearchSettings(overhead=-0.5), "-0.5"),
+        (lambda: SearchSettings(max_position_seconds=0.0), "0.0"),
     ],
 )
-def test_bad_settings_raise_a_move_selection_error_naming_them(settings: dict[str, float]) -> None:
-    with pytest.raises(MoveSelectionError, match=str(next(iter(settings.values())))) as raised:
-        SelectorConfig(**settings)  # type: ignore[arg-type]
+def test_bad_settings_raise_a_move_selection_error_naming_them(make: Callable[[], object], value: str) -> None:
+    with pytest.raises(MoveSelectionError, match=value) as raised:
+        make()
     assert isinstance(raised.value, ValueError)

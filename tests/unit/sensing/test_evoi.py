@@ -6,6 +6,8 @@ planner on real board sets (`BoardSet`), where the only uncertainty is placed by
 
 from __future__ import annotations
 
+import math
+
 import chess
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from blindchess.sensing.base import SenseContext
 from blindchess.sensing.evoi import (
     MAX_SCALE,
     SCALE_SECONDS,
+    EvoiSettings,
     ValueOfInformationSensePlanner,
     _outcome_sums,
     outcome_information,
@@ -93,7 +96,7 @@ def test_the_planner_looks_where_the_answer_decides_the_move() -> None:
             board.set_piece_at(chess.parse_square(knight), chess.Piece(chess.KNIGHT, chess.BLACK))
             boards.append(board)
     context = SenseContext(color=chess.WHITE, move_actions=tuple(move_actions(chess.Board(own))))
-    planner = ValueOfInformationSensePlanner(information_weight=0.0, threat_weight=0.0, hunt_material=None)
+    planner = ValueOfInformationSensePlanner(EvoiSettings(information_weight=0.0, threat_weight=0.0, hunt_material=math.inf))
     for seed in range(3):
         square = planner.choose_sense(_belief(boards), ALL_SQUARES, 60.0, np.random.default_rng(seed), context)
         assert square is not None and {chess.A4, chess.H4} & set(WINDOWS[square]), chess.square_name(square or 0)
@@ -120,7 +123,7 @@ def test_a_larger_sense_budget_draws_proportionally_more_boards_up_to_the_cap(bu
     belief = CountingBoardSet.from_boards(chess.WHITE, boards)
     assert isinstance(belief, CountingBoardSet)
     belief.asked = []
-    planner = ValueOfInformationSensePlanner(boards=20, threat_sample=100, max_boards=10)
+    planner = ValueOfInformationSensePlanner(EvoiSettings(boards=20, threat_sample=100, max_boards=10))
     context = SenseContext(color=chess.WHITE, move_actions=tuple(move_actions(chess.Board(own))), budget=budget)
     planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(0), context)
     assert belief.asked[0] == int(100 * scale)
@@ -138,7 +141,7 @@ def test_the_compiled_planner_senses_where_the_python_chess_reference_does(game:
             context = SenseContext(color=color, move_actions=tuple(move_actions(own)))
             answers = []
             for compiled in (True, False):
-                planner = ValueOfInformationSensePlanner(boards=16, threat_sample=120, hunt_material=0.0, compiled=compiled)
+                planner = ValueOfInformationSensePlanner(EvoiSettings(boards=16, threat_sample=120, hunt_material=0.0), compiled=compiled)
                 sample, weights, levels = planner._stratified_sample(belief, color, np.random.default_rng(k))
                 sense = planner.choose_sense(belief, ALL_SQUARES, 60.0, np.random.default_rng(k), context)
                 answers.append(([board.fen() for board in sample.boards(color)], weights.tolist(), levels.tolist(), sense))

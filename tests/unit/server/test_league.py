@@ -196,7 +196,7 @@ def test_ctrl_c_stops_taking_games_and_finishes_the_one_in_progress(server: Serv
     [saved] = tmp_path.glob(f"*-game{game_id}-inviter-vs-interrupted.json")
     assert f"game {game_id}: {describe_result(winner, reason, 'inviter', 'interrupted')} -> {saved}" in output
     assert GameHistory.from_file(str(saved)).to_json() == history.to_json()
-    assert "connected to" in output and "1 games played" in output
+    assert "connected to" in output and "1 game played" in output.splitlines()  # was "1 games played" (issue 41)
     # never accepted: still pending, or withdrawn by the server's start timeout
     assert query(server, "SELECT status FROM invitations WHERE game_id = ?", late_game) in ([("pending",)], [("cancelled",)])
 
@@ -216,7 +216,8 @@ def test_invite_command_challenges_a_connected_bot(server: ServerThread, tmp_pat
         connector.stop()
         runner.join(timeout=60)
     assert invite.returncode == 0, invite.stdout + invite.stderr
-    assert "random (black) vs host_bot" in invite.stdout
+    # the same names before and after the game (was: `random (black) vs host_bot`, then `white (host_bot) won`)
+    assert "host_bot (white) vs challenger (black), challenger played by random" in invite.stdout
     [record] = connector.records
     assert record.error is None and record.win_reason is not None
     [saved] = tmp_path.glob(f"*-game{record.game_id}-host_bot-vs-challenger.json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import chess
@@ -288,3 +289,12 @@ def test_a_game_not_started_in_time_is_withdrawn(tmp_path: Path) -> None:
     assert game.result.history["type"] == "GameHistory" and game.result.history["requested_moves"] == {"true": [], "false": []}
     assert [row["status"] for row in service.store.invitations_of_game(game_id)] == ["cancelled"]
     assert service.ratings() == []
+
+
+def test_the_log_says_who_won_and_why_in_words(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 41: the log said ``winner True by WinReason.KING_CAPTURE``; now a colour, a name and the reason in words."""
+    service, _ = make_service(tmp_path)
+    game_id, white, _ = started_game(service)
+    with caplog.at_level(logging.INFO, logger="blindchess.server.service"):
+        service.resign(white, game_id)
+    assert f"game {game_id} over: black (black) won by resignation" in caplog.messages, caplog.messages

@@ -135,3 +135,21 @@ def test_no_route_reveals_a_running_games_secrets_and_starting_work_needs_a_logi
     record = call(server.url, None, "GET", f"/data/games/server-{ids['game_id']}")
     assert record.status_code == 200
     assert [turn["fen_after"].split()[0] for turn in record.json()["turns"]][:4] == ids["truths"]
+
+
+def test_live_games_are_listed_to_strangers_with_exactly_the_documented_fields(
+    running: tuple[ServerThread, dict[str, Any]],
+) -> None:
+    """Issue 41: what a stranger sees of live games was stated nowhere; docs/server.md now decides it (public), and this pins it."""
+    server, ids = running
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "server.md").read_text()
+    sentence = re.search(r"For a game in progress it shows exactly (.*?):", docs, re.DOTALL)
+    assert sentence is not None, "docs/server.md no longer says what a live game's listing shows"
+    documented = set(re.findall(r"`(\w+)`", sentence.group(1)))
+    overview = call(server.url, None, "GET", "/data/server")
+    assert overview.status_code == 200  # public: no login asked
+    [live] = overview.json()["in_progress"]
+    assert set(live) == documented, (set(live), documented)
+    assert (live["id"], live["white"], live["black"], live["turn"]) == (ids["game_id"], "white", "black", "white")
+    assert set(live["seconds_left"]) == {"white", "black"}
+    assert call(server.url, None, "GET", f"/data/games/{live['replay']}").status_code == 403  # its record: not yet

@@ -69,6 +69,25 @@ def test_a_configured_proxy_names_the_client(tmp_path: Path) -> None:
         assert login(server.url, "alice", "pw-alice", headers=alice) == 200
 
 
+def test_a_throttled_address_gets_429_for_the_right_password_too_even_once_it_is_cached(tmp_path: Path) -> None:
+    """Issue 41: the right password of an account whose credentials were cached got 200 from a throttled address.
+
+    Wrong guesses got 429 and the right one 200, so the answer told them apart and the throttle
+    stopped nothing (400 guesses took 8.4 s). Now the throttle decides before any credential
+    check: from the guesser's address everything is 429, while alice's own address logs in.
+    """
+    db = registered_alice(tmp_path / "server.sqlite3")
+    with ServerThread(db) as server:
+        assert login(server.url, "alice", "pw-alice") == 200  # alice logs in: her credentials are cached
+        guesser = "127.0.0.2"
+        assert [login(server.url, "alice", f"wrong-{index}", source=guesser) for index in range(10)] == [401] * 10
+        answers = []
+        for guess in ("wrong-10", "pw-alice", "wrong-11", "pw-alice"):
+            answers.append(login(server.url, "alice", guess, source=guesser))
+            assert login(server.url, "alice", "pw-alice") == 200  # alice, meanwhile, from her own address
+        assert answers == [429] * 4, answers
+
+
 def register_from(url: str, name: str, source: str) -> tuple[int, Optional[str], str]:
     """Status, ``Retry-After`` and body of one registration sent from the loopback address `source`."""
     where = urlsplit(url)

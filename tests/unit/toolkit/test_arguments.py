@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from blindchess.arguments import COMMANDS
 from blindchess.cli import main
 
 
@@ -22,12 +23,19 @@ def blindchess(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[s
     return subprocess.run([sys.executable, "-m", "blindchess", *argv], capture_output=True, text=True, timeout=timeout)
 
 
-def one_line_error(run: subprocess.CompletedProcess[str], fragment: str) -> None:
-    assert run.returncode != 0, run
-    assert "Traceback" not in run.stderr, run.stderr
-    lines = [line for line in run.stderr.splitlines() if line.strip()]
-    assert any(fragment in line for line in lines), run.stderr
-    assert len([line for line in lines if "error" in line]) == 1, run.stderr
+def one_line_error(run: subprocess.CompletedProcess[str], fragment: str, status: int = 2) -> None:
+    """`run` failed with exit `status` and said so in one line, as docs/cli.md states:
+    ``blindchess COMMAND: error: ...; see 'blindchess COMMAND --help'``, containing `fragment`."""
+    argv = run.args[run.args.index("blindchess") + 1 :]
+    command = argv[0] if argv and argv[0] in COMMANDS else ""
+    if command == "posterior" and len(argv) > 1 and not argv[1].startswith("-"):
+        command = f"posterior {argv[1]}"
+    program = f"blindchess {command}".rstrip()
+    assert run.returncode == status, run
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith(f"{program}: error: ") and lines[0].endswith(f"; see '{program} --help'"), lines[0]
+    assert fragment in lines[0], lines[0]
 
 
 def in_process(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
@@ -58,8 +66,14 @@ def in_process(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> sub
         (("match", "random", "random", "--seconds", "nan"), "must be a finite number of seconds, got 'nan'"),
         (("match", "random", "random", "--increment", "-0.5"), "argument --increment: must be 0 seconds or more"),
         (("match", "random", "random", "--games", "0"), "argument --games: must be a whole number >= 1, got '0'"),
-        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords'; did you mean 'selector.boards'"),
-        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings 'selector.boards =' is not the inside of a TOML"),
+        (("match", "flagship", "random", "--settings", "selector.bords = 2"), "'selector.bords' (did you mean 'selector.boards'"),
+        (("match", "flagship", "random", "--settings", "selector.boards ="), "--settings selector.boards =: no value after '='"),
+        (
+            ("match", "flagship", "random", "--settings", "selector.boards=abc"),
+            "--settings selector.boards=abc: 'abc' is no number, true/false or table; quote a string: selector.boards=\"abc\"",
+        ),
+        (("match", "flagship", "random", "--settings", "preset=fast, selector.boards=4"), 'quote a string: preset="fast"'),
+        (("match", "flagship", "random", "--settings", "selector.boards"), "--settings 'selector.boards' is not NAME=VALUE"),
         (("imcs-serve", "--port", "70000"), "argument --port: must be a port number"),
         (
             ("imcs", "random", "--server", "localhost:0", "--user", "u", "--password", "p", "--offer"),
@@ -85,7 +99,7 @@ def test_imcs_serve_on_a_port_in_use() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        one_line_error(blindchess("imcs-serve", "--port", str(port)), f"cannot listen on 127.0.0.1:{port}")
+        one_line_error(blindchess("imcs-serve", "--port", str(port)), f"cannot listen on 127.0.0.1:{port}", status=1)
 
 
 def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
@@ -94,7 +108,7 @@ def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
         taken.listen(1)
         port = taken.getsockname()[1]
         one_line_error(
-            blindchess("serve", "--port", str(port), "--db", str(tmp_path / "s.sqlite3")), "blindchess serve:"
+            blindchess("serve", "--port", str(port), "--db", str(tmp_path / "s.sqlite3")), f"cannot listen on 127.0.0.1:{port}", status=1
         )
 
 
@@ -103,3 +117,93 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_is_behind_v(tmp_path:
     out = tmp_path / "games"
     out.write_text("a file where the folder should be")
     one_line_error(blindchess("match", "random", "random", "--out", str(out)), "is a file, not a folder")
+
+
+BAD_ARGUMENTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "serve": (("--port", "99999"), "argument --port: must be a port number 0..65535"),
+    "view": (("/no/such/folder",), "no such file or folder: '/no/such/folder'"),
+    "connect": (("random", "--max-games", "0"), "argument --max-games: must be a whole number >= 1, got '0'"),
+    "invite": (("bot1", "--color", "green"), "argument --color: invalid choice: 'green'"),
+    "imcs": (("random", "--server", "localhost:70000", "--user", "u", "--password", "p", "--offer"), "must be a port number"),
+    "imcs-serve": (("--port", "70000"), "argument --port: must be a port number 0..65535"),
+    "simulchess": (("random", "random", "--games", "0"), "argument --games: must be a whole number >= 1"),
+    "match": (("random", "random", "--seconds", "-1"), "argument --seconds: must be more than 0 seconds, got '-1'"),
+    "tournament": (("config.toml", "--workers", "0"), "argument --workers: must be a whole number >= 1"),
+    "sprt": (("attacker", "random", "--max-pairs", "0"), "argument --max-pairs: must be a whole number >= 1"),
+    "replay": (("game.json", "--color", "green"), "argument --color: invalid choice: 'green'"),
+    "playback": (("game.json", "random", "green"), "argument color: invalid choice: 'green'"),
+    "posterior": (("data", "--out", "shards", "--games", "0"), "argument --games: must be a whole number >= 1"),
+    "match-report": (("/no/such/folder",), "/no/such/folder holds no results.jsonl"),
+}
+"""One bad argument per command, and what its error line must say."""
+
+
+def test_every_command_has_a_bad_argument_case() -> None:
+    assert set(BAD_ARGUMENTS) == set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_command_answers_a_bad_argument_with_one_line_through_the_real_cli(command: str) -> None:
+    """Was: argparse's usage block, then the error (13 lines for ``match --seconds -1``); `view`
+    of a missing folder exited 1 with no ``error:``; `sprt` and `tournament` said ``blindchess:``."""
+    argv, fragment = BAD_ARGUMENTS[command]
+    one_line_error(blindchess(command, *argv), fragment)
+
+
+REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "connect": ("random",), "invite": ("bot1",), "imcs": ("random", "--server", "localhost:1", "--user", "u", "--password", "p", "--offer"),
+    "simulchess": ("random", "random"), "match": ("random", "random"), "tournament": ("config.toml",), "sprt": ("attacker", "random"),
+    "replay": ("game.json",), "playback": ("game.json", "random", "white"), "posterior": ("data", "--out", "shards"),
+    "match-report": ("folder",),
+}  # fmt: skip
+"""What each command needs besides its options, so that an unknown option is the only thing wrong."""
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_an_unknown_option_is_refused_by_the_command_it_was_given_to(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: the top-level parser's usage and ``blindchess: error: unrecognized arguments`` (serve, view, imcs-serve)."""
+    argv = (command, *REQUIRED_ARGUMENTS.get(command, ()), "--no-such-option")
+    one_line_error(in_process(argv, capsys), "unrecognized arguments: --no-such-option")
+
+
+def test_the_top_level_errors_are_one_line_too(capsys: pytest.CaptureFixture[str]) -> None:
+    one_line_error(in_process(("nosuchcommand",), capsys), "argument command: invalid choice: 'nosuchcommand'")
+    one_line_error(in_process((), capsys), "the following arguments are required: command")
+    one_line_error(in_process(("posterior", "train", "s.npz", "--out", "m", "--epochs", "x"), capsys), "argument --epochs")
+
+
+def test_a_malformed_history_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The content of a file the user named is part of what they gave: exit 2, as for a bad argument (docs/cli.md)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ truncated")
+    one_line_error(in_process(("replay", str(bad)), capsys), f"cannot read '{bad}'")
+    one_line_error(in_process(("playback", str(bad), "random", "white"), capsys), f"cannot read '{bad}'")
+
+
+def test_the_viewer_on_a_port_in_use_is_a_run_time_failure(tmp_path: Path) -> None:
+    """Nothing wrong with what was given, but running failed: exit 1, one line (was: no ``error:``)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = blindchess("view", str(tmp_path), "--port", str(port))
+    one_line_error(run, f"cannot listen on 127.0.0.1:{port}", status=1)
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly() -> None:
+    """Was: ``blindchess replay FILE --all | head`` ended with ``error: BrokenPipeError`` on stderr."""
+    game = Path(__file__).resolve().parents[2] / "fixtures" / "flagship_fast_game.json"
+    command = [sys.executable, "-m", "blindchess", "replay", str(game), "--all"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # as `head` does once it has its lines: every write from now on finds no reader
+        stderr = process.stderr.read()
+        assert process.wait(timeout=60) == 141 and stderr == "", stderr
+
+
+@pytest.mark.parametrize("settings", ["selector.boards=abc", "selector.engine.path=/usr/bin/stockfish", "a = 1, b = [1,", "a=1, a=2"])
+def test_a_settings_error_names_the_setting_not_a_toml_column(settings: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41: ``selector.boards=abc`` answered "Invalid value (at line 1, column 29)" for a 19-character input."""
+    run = in_process(("match", "flagship", "random", "--settings", settings), capsys)
+    assert run.returncode == 2 and "column" not in run.stderr and "line 1" not in run.stderr, run.stderr
+    assert settings.split("=")[0].split(",")[0].strip() in run.stderr

@@ -88,6 +88,8 @@ def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[s
     assert main(["match", "trot", "random", "--out", str(tmp_path)]) == 2
     error = capsys.readouterr().err
     assert "'trot'" in error and "did you mean 'trout'?" in error and "registered bot names:" in error
+    listed = error.split("registered bot names: ")[1].split(")")[0].split(", ")
+    assert {"policy", "recon", "flagship", "belief-evoi"} <= set(listed)  # issue 41: every registered bot, from one declaration
     assert main(["match", "zzzzzz", "random", "--out", str(tmp_path)]) == 2
     assert "did you mean" not in capsys.readouterr().err  # nothing close: no guess
     assert not list(tmp_path.iterdir())
@@ -101,7 +103,7 @@ def test_connect_reports_a_wrong_password_as_such(capsys: pytest.CaptureFixture[
         register(server.url, ["alice"])  # password pw-alice
         code = main(["connect", "random", "--server", server.url, "--username", "alice", "--password", "wrong", "--out", str(tmp_path)])
         captured = capsys.readouterr()
-        assert code == 1
+        assert code == 2  # refused credentials are bad input, as in `invite` (was 1 here, 2 there)
         assert "authentication failed for user 'alice'" in captured.err
         assert "connected" not in captured.out  # said only after the server accepted the credentials
         code = main(["invite", "alice", "--server", server.url, "--username", "nobody", "--password", "x", "--out", str(tmp_path)])
@@ -120,10 +122,13 @@ def test_a_missing_optional_package_is_reported_before_any_work(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
     with pytest.raises(SystemExit) as exit_info:
         sensing_ablation.main([])
-    assert "matplotlib is not installed" in str(exit_info.value.code) and "pip install -e '.[experiments]'" in str(exit_info.value.code)
+    message = str(exit_info.value.code)
+    assert "matplotlib is not installed" in message and "pip install 'blindchess[experiments]'" in message
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert main(["serve", "--port", "0", "--db", "unused.sqlite3"]) == 2
-    assert "uvicorn is not installed; install it with: pip install -e '.[server]'" in capsys.readouterr().err
+    assert "uvicorn is not installed; install it with: pip install 'blindchess[server]'" in capsys.readouterr().err
+    assert main(["view", "--port", "0"]) == 2  # the viewer serves through uvicorn too: said before anything starts
+    assert "blindchess view: error: uvicorn is not installed" in capsys.readouterr().err
     with pytest.raises(MissingDependencyError):
         require("uvicorn", extra="server")

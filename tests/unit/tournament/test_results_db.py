@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from blindchess.cli import main
+from blindchess.server.database import Store
+from blindchess.tournament.results_db import MARKER
 
 from .tournament_helpers import write_config
 
@@ -36,6 +38,13 @@ def _zeroed_page(db: Path) -> None:
     db.write_bytes(data[:page] + bytes(page) + data[2 * page :])
 
 
+def _scrambled_cell_pointers(db: Path) -> None:
+    data = bytearray(db.read_bytes())
+    start = 2 * 4096 + 8  # page 3 holds the key index: its first cell pointers now point off the page
+    data[start : start + 4] = bytes(byte ^ 0xFF for byte in data[start : start + 4])
+    db.write_bytes(bytes(data))
+
+
 def _edit(statement: str) -> Callable[[Path], None]:
     def edit(db: Path) -> None:
         with sqlite3.connect(db) as connection:
@@ -48,6 +57,7 @@ def _edit(statement: str) -> Callable[[Path], None]:
 DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "not a database": (_garbage, "file is not a database"),
     "a zeroed page": (_zeroed_page, "database disk image is malformed"),
+    "scrambled cell pointers": (_scrambled_cell_pointers, "On tree page 3 cell 1: Offset"),  # quick_check: lines
     "a spec that is not JSON": (
         _edit("UPDATE games SET spec = '{not json' WHERE key = ?"), f"game {FIRST_GAME!r}: column spec is not JSON"
     ),
@@ -125,3 +135,83 @@ def test_sprt_refuses_a_damaged_results_file_by_name(tmp_path: Path, capsys: pyt
     error = capsys.readouterr().err
     assert str(copy) in error and "file is not a database" in error, error
     assert copy.read_bytes() == before
+
+
+def _notes_app(db: Path) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        connection.execute("INSERT INTO notes (text) VALUES ('buy milk')")
+    connection.close()
+
+
+def _pragma(*statements: str) -> Callable[[Path], None]:
+    def edit(db: Path) -> None:
+        connection = sqlite3.connect(db)
+        for statement in statements:
+            connection.execute(statement)
+        connection.close()
+
+    return edit
+
+
+def _server_database(db: Path) -> None:
+    Store(db).close()
+
+
+def _other_games_table(db: Path) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.close()
+
+
+FOREIGN: dict[str, tuple[Callable[[Path], None], bool, str]] = {
+    "another program's database": (_notes_app, False, "it holds tables that are not ours (notes)"),
+    "our table under another program's marker": (
+        _pragma("PRAGMA application_id = 1234"), True, "its header marks another kind of file (SQLite application id 0x000004d2)"
+    ),
+    "a blindchess server database": (_server_database, False, "its header marks another kind of file (SQLite application id 0x42435356)"),
+    "a games table of another shape": (_other_games_table, False, "its table games has columns that are not ours (id, name)"),
+    "a newer version's": (_pragma("PRAGMA user_version = 99"), True, "made by a newer blindchess"),
+}
+"""Case -> (what makes the file, whether it starts as a copy of the sound results, what the one line says)."""
+
+
+@pytest.mark.parametrize("name", list(FOREIGN))
+def test_a_database_that_is_not_ours_is_refused_by_name_and_left_as_it_was(
+    sound: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Issue 41: a resume pointed at another program's SQLite database added our table to it and exited 0."""
+    config, db = sound
+    make, from_sound, fragment = FOREIGN[name]
+    copy = tmp_path / "other.sqlite"
+    if from_sound:
+        shutil.copyfile(db, copy)
+    make(copy)
+    before = copy.read_bytes()
+    capsys.readouterr()
+    for argv in (["tournament", str(config), "--db", str(copy), "--workers", "1", "--no-progress"],
+                 ["sprt", "random", "attacker", "--db", str(copy), "--workers", "1", "--max-pairs", "1"]):  # fmt: skip
+        returncode = main(argv)
+        captured = capsys.readouterr()
+        assert returncode == 2, (argv[0], captured.err)
+        errors = [line for line in captured.err.splitlines() if "error" in line]  # (sprt names its test first)
+        assert len(errors) == 1 and "Traceback" not in captured.err, captured.err  # one line
+        assert str(copy) in captured.err and fragment in captured.err, captured.err
+        assert copy.read_bytes() == before, argv[0]
+
+
+def test_a_results_file_from_before_the_marker_is_adopted_and_marked(sound: tuple[Path, Path], tmp_path: Path) -> None:
+    """Files the previous version wrote (no marker, our one table) still resume and report; they are marked on the way."""
+    config, db = sound
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == MARKER.application_id  # a new file is marked
+    connection.close()
+    older = tmp_path / "older.sqlite"
+    shutil.copyfile(db, older)
+    _pragma("PRAGMA application_id = 0", "PRAGMA user_version = 0")(older)
+    assert main(["tournament", str(config), "--db", str(older), "--workers", "1", "--no-progress"]) == 0
+    connection = sqlite3.connect(older)
+    assert connection.execute("PRAGMA application_id").fetchone()[0] == MARKER.application_id
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == MARKER.version
+    assert connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2  # its games, kept
+    connection.close()

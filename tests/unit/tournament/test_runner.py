@@ -227,10 +227,10 @@ def test_match_reports_the_share_of_its_clock_each_bot_used(capsys: pytest.Captu
         for line in captured.out.splitlines()
         if line.startswith("clock used by ")
     }
-    assert set(shares) == {str(bot), "random"}
+    assert set(shares) == {"SlowBot", "random"}  # a bot file goes by its class's name
     # 4 moves x 0.25 s of 10 s, at most 4 turns of it each; random's few milliseconds a turn (0.1% idle)
     # stay under 5% (0.5 s) on a loaded machine, well apart from the sleeper's 10%.
-    assert 4 <= shares[str(bot)] <= 30 and shares["random"] < 5
+    assert 4 <= shares["SlowBot"] <= 30 and shares["random"] < 5
 
 
 def test_sprt_keeps_each_bots_clock_share_in_the_db_and_adds_the_columns_to_an_older_file(

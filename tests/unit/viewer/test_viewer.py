@@ -216,7 +216,7 @@ def test_serve_shows_the_pages_beside_the_api(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "server.sqlite3") as server:  # restarted: a replay URL works before /server is opened
         assert json.loads(fetch(f"{server.url}/data/games/server-{game_id}")[1])["plies"] == 6
         assert fetch(f"{server.url}/game/server-{game_id}?ply=6")[0] == 200
-        assert fetch(f"{server.url}/game/server-x")[0] == 404
+        assert fetch(f"{server.url}/game/server-x")[0] == 400  # not a server game id at all (issue 41: ids are digits)
 
 
 def test_view_and_serve_bind_to_loopback_unless_told(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -227,7 +227,7 @@ def test_view_and_serve_bind_to_loopback_unless_told(tmp_path: Path, capsys: pyt
     assert parser.parse_args(["serve"]).host == "127.0.0.1"
     bad = tmp_path / "bad.json"
     bad.write_text("{ truncated")
-    assert main(["view", str(bad)]) == 1  # a single file that is no history: said at once, nothing served
+    assert main(["view", str(bad)]) == 2  # a single file that is no history: bad input, said at once, nothing served
     assert "bad.json" in capsys.readouterr().err
-    assert main(["view", str(tmp_path / "missing")]) == 1
-    assert "no such file or folder" in capsys.readouterr().err
+    assert main(["view", str(tmp_path / "missing")]) == 2  # bad input too (was 1, with no `error:`)
+    assert "blindchess view: error: no such file or folder" in capsys.readouterr().err

@@ -45,7 +45,7 @@ long games"), so each kind of game keeps the spending it was measured with.
 
 Nothing here can lose on time by itself: a turn that takes its whole sense and hard move
 budgets plus its overhead spends at most ``sense + hard + overhead <= 1.2 cap <= 0.6 usable``,
-so the clock never falls below ``reserve`` (`tests/unit/bots/test_time_management.py` plays that
+so the clock never falls below ``reserve`` (`tests/unit/moving/test_time_management.py` plays that
 worst case for whole games).
 """
 
@@ -56,7 +56,8 @@ from dataclasses import dataclass
 
 from blindchess.config_tree import check_types
 from blindchess.errors import BlindchessError
-from blindchess.moving.base import MoveSelectionError, SearchRule
+
+from .base import MoveSelectionError, SearchRule
 
 
 class TimeManagementError(BlindchessError, ValueError):
@@ -186,17 +187,36 @@ class TimeManager:
             difficulty: the turn's weight, clipped to [0.5, 2] (see `difficulty`).
             overhead: seconds per turn the bot spends outside the planner and selector.
         """
-        if math.isinf(seconds_left):
+        turn_seconds = self.turn_budget(seconds_left, increment, turn, difficulty)
+        if math.isinf(turn_seconds):
             return Allotment(math.inf, math.inf, math.inf)
         usable = max(0.0, seconds_left - self.reserve)
-        earned = self.increment_share * max(0.0, increment)
         if usable <= 0.0:
             return Allotment(0.0, 0.0, 0.0)
-        cap = min(usable / self.cap_divisor + earned, usable / 2.0)
-        turn_seconds = min((usable / self.turns_left(turn) + earned) * float(min(2.0, max(0.5, difficulty))), cap)
+        cap = self._cap(usable, increment)
         turn_seconds = max(0.0, turn_seconds - max(0.0, overhead))
         move = (1.0 - self.sense_share) * turn_seconds
         return Allotment(self.sense_share * turn_seconds, move, max(move, min(self.hard_factor * move, cap - overhead)))
+
+    def turn_budget(self, seconds_left: float, increment: float, turn: int = 0, difficulty: float = 1.0) -> float:
+        """``min(base * difficulty, cap)`` of the module docstring: the turn's seconds before the overhead and the split.
+
+        With the defaults (turn 0, difficulty 1) it is also the whole plan of a selector that no
+        bot hands a budget (`blindchess.moving.stockfish_selector.StockfishMoveSelector.budget`):
+        the clock is planned here and nowhere else.
+
+        >>> TimeManager().turn_budget(68.0, 0.0)  # (68 - 8) / 30
+        2.0
+        """
+        if math.isinf(seconds_left):
+            return math.inf
+        usable = max(0.0, seconds_left - self.reserve)
+        earned = self.increment_share * max(0.0, increment)
+        weight = float(min(2.0, max(0.5, difficulty)))
+        return min((usable / self.turns_left(turn) + earned) * weight, self._cap(usable, increment)) if usable > 0.0 else 0.0
+
+    def _cap(self, usable: float, increment: float) -> float:
+        return min(usable / self.cap_divisor + self.increment_share * max(0.0, increment), usable / 2.0)
 
 
 def difficulty(boards: int, king_threat: float) -> float:

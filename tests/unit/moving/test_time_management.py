@@ -22,9 +22,9 @@ from blindchess.beliefs.random_games import play_random_game
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship_config import CONFIGS, configure
 from blindchess.bots.random_bot import RandomBot
-from blindchess.bots.time_management import Allotment, TimeManagementError, TimeManager, difficulty
 from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
+from blindchess.moving.time_management import Allotment, TimeManagementError, TimeManager, difficulty
 from blindchess.sensing.base import SenseContext
 from blindchess.sensing.random_planner import RandomSensePlanner
 
@@ -174,7 +174,7 @@ def test_the_bot_passes_its_plan_to_planner_and_selector() -> None:
         left = sense.budget - spent
         assert 4 * sense.budget + max(0.0, left - 0.5) - 1e-9 <= context.budget <= 4 * sense.budget + max(0.0, left) + 1e-9
         assert context.search is None  # a long game: the selector's own rule
-    assert bot.turns == len(selector.seen) and bot.overhead >= 0.0
+    assert bot.game.turns == len(selector.seen) and bot.game.overhead >= 0.0
 
 
 def test_without_a_manager_the_contexts_carry_no_budget() -> None:
@@ -224,7 +224,7 @@ def test_a_short_game_keeps_the_short_clock_spending() -> None:
     assert selector.seen and len(planner.seen) == len(selector.seen)
     for (_, context), sense in zip(selector.seen, planner.seen, strict=True):
         assert sense.budget is not None and context.budget == pytest.approx(4 * sense.budget)
-        assert context.search == TimeManager().short_search != selector.config.search_rule
+        assert context.search == TimeManager().short_search != selector.config.search.rule
 
 
 @given(st.floats(0.0, 100.0), st.integers(1, 500))
@@ -252,7 +252,7 @@ def test_the_baselines_spend_as_their_commits_did(
     assert isinstance(bot, BeliefBot) and isinstance(bot.move_selector, StockfishMoveSelector)
     try:
         selector = bot.move_selector
-        assert selector.config.search_rule == SearchRule(share, overhead, longest)
+        assert selector.config.search.rule == SearchRule(share, overhead, longest)
         assert (None if bot.time_manager is None else bot.time_manager.long_clock) == long_clock
     finally:
         bot.move_selector.close()

@@ -1,0 +1,134 @@
+"""The regret-per-budget benchmark's results: per setting and budget, position by position, and their tables and plot.
+
+`experiments/regret_per_budget.py` fills an `Arm` per setting and turn budget, one entry per
+position in the same order for every arm (an arm run on fewer positions holds the first ones),
+and writes each choice as a JSON line; `arms_from_rows` reads those lines back, so the tables
+and the plot of a finished run can be drawn again without rerunning it. Errors are over
+positions: the standard error and a bootstrap 95% interval of each arm's mean, and the paired
+difference from the baseline arm (the first), which cancels what the positions share.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import chess
+import numpy as np
+
+from blindchess.arbiter.history import GameHistory, Turn
+from blindchess.experiments.true_board_regret import ScoreFile, loses_king, loses_material
+
+
+@dataclass
+class Arm:
+    """One setting at one budget, and its results position by position."""
+
+    label: str
+    settings: dict[str, Any]
+    budget: float
+    regrets: list[int] = field(default_factory=list)
+    kings: list[bool] = field(default_factory=list)
+    material: list[bool] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+
+
+def bootstrap_interval(values: Sequence[float], seed: int = 0, resamples: int = 4000) -> tuple[float, float]:
+    """The percentile bootstrap 95% interval of the mean of `values`.
+
+    >>> bootstrap_interval([5.0, 5.0, 5.0])
+    (5.0, 5.0)
+    """
+    data = np.asarray(values, dtype=float)
+    means = data[np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def table(arms: Sequence[Arm], positions: Optional[int] = None) -> str:
+    """The results as Markdown; with `positions`, over the first that many positions only."""
+    rows = [
+        "| setting | turn budget (s) | positions | mean regret (cp) | s.e. | bootstrap 95% | regret / baseline "
+        "| minus baseline, paired (s.e.) | loses king | loses >= 300 cp | CPU s per turn | wall s per turn |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    baseline = statistics.mean(arms[0].regrets[:positions])
+    for arm in arms:
+        regrets = arm.regrets[:positions]
+        if not regrets or (positions is not None and len(regrets) < positions):
+            continue
+        mean = statistics.mean(regrets)
+        error = statistics.stdev(regrets) / math.sqrt(len(regrets)) if len(regrets) > 1 else math.nan
+        low, high = bootstrap_interval(regrets)
+        ratio = mean / baseline if baseline > 0 else math.nan
+        paired = [mine - base for mine, base in zip(regrets, arms[0].regrets, strict=False)]
+        paired_error = statistics.stdev(paired) / math.sqrt(len(paired)) if len(paired) > 1 else math.nan
+        rows.append(
+            f"| {arm.label} | {arm.budget:g} | {len(regrets)} | {mean:.0f} | {error:.0f} | {low:.0f} to {high:.0f} | {ratio:.2f} "
+            f"| {statistics.mean(paired):+.0f} ({paired_error:.0f}) "
+            f"| {np.mean(arm.kings[:positions]):.0%} | {np.mean(arm.material[:positions]):.0%} "
+            f"| {statistics.mean(arm.cpu[:positions]):.2f} | {statistics.mean(arm.wall[:positions]):.2f} |"
+        )
+    return "\n".join(rows)
+
+
+def plot(arms: Sequence[Arm], path: Path) -> None:
+    """Mean regret against the turn budget and against the CPU seconds a turn took, one line per setting.
+
+    Bars are standard errors over positions; each point is labelled with its number of positions.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, panels = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for label in dict.fromkeys(arm.label for arm in arms):
+        mine = [arm for arm in arms if arm.label == label]
+        means = [statistics.mean(arm.regrets) for arm in mine]
+        errors = [statistics.stdev(arm.regrets) / math.sqrt(len(arm.regrets)) if len(arm.regrets) > 1 else 0.0 for arm in mine]
+        for axes, xs in ((panels[0], [arm.budget for arm in mine]), (panels[1], [statistics.mean(arm.cpu) for arm in mine])):
+            axes.errorbar(xs, means, yerr=errors, marker="o", capsize=4, label=label)
+            for arm, x, mean in zip(mine, xs, means, strict=True):
+                axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
+    panels[0].set_xlabel("turn budget, wall seconds (sense + move)")
+    panels[1].set_xlabel("CPU seconds the turn took (bot and its engines)")
+    panels[0].set_ylabel("mean regret on the true board (cp)")
+    for axes in panels:
+        axes.set_xscale("log")
+        axes.grid(alpha=0.3)
+    panels[0].legend()
+    figure.suptitle("The flagship's regret against the seconds of its turn")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+
+
+def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
+    """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`).
+
+    Raises:
+        ValueError: a row whose true board `scores` does not hold at `depth` (the message names it).
+    """
+    arms: dict[tuple[str, float], Arm] = {}
+    histories: dict[str, GameHistory] = {}
+    for line in path.read_text().splitlines():
+        row: dict[str, Any] = json.loads(line)
+        history = histories.setdefault(row["game"], GameHistory.from_file(row["game"]))
+        truth = history.truth_board_before_move(Turn(row["color"] == "white", row["turn"]))
+        values = scores.known(truth, depth)
+        if values is None:
+            raise ValueError(f"{scores.path} has no values at depth {depth} for {row['game']} turn {row['turn']} ({truth.fen()})")
+        move = None if row["move"] is None else chess.Move.from_uci(row["move"])
+        arm = arms.setdefault((row["setting"], row["budget"]), Arm(row["setting"], {}, row["budget"]))
+        arm.regrets.append(row["regret"])
+        arm.kings.append(loses_king(values, move))
+        arm.material.append(loses_material(values, move))
+        arm.cpu.append(row["cpu"])
+        arm.wall.append(row["wall"])
+    return list(arms.values())

@@ -1,0 +1,72 @@
+"""experiments/true_board_regret.py and experiments/regret_per_budget.py on real Stockfish at shallow depths."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import pytest
+
+from blindchess.arbiter.rules import move_actions
+from blindchess.evaluation.stockfish import Engine
+from blindchess.experiments.regret_per_budget import decisions, main, play_turn, snapshots
+from blindchess.experiments.true_board_regret import MATE_CP, action_values, loses_king, loses_material, regret
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "flagship_fast_game.json"
+FAST = {"preset": "fast"}
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    with Engine(cache_size=0) as started:
+        yield started
+
+
+def test_the_best_request_has_no_regret_and_a_hung_queen_a_large_one(engine: Engine) -> None:
+    truth = chess.Board("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2")  # after 1. e4 d5
+    values = action_values(engine, truth, depth=6)
+    assert set(values) == {"0000", *(move.uci() for move in move_actions(truth))}
+    best = max(values, key=values.__getitem__)
+    assert regret(values, None if best == "0000" else chess.Move.from_uci(best)) == 0
+    assert all(regret(values, chess.Move.from_uci(uci)) >= 0 for uci in values if uci != "0000")
+    hung = chess.Move.from_uci("d1g4")  # the bishop on c8 takes the queen
+    assert regret(values, hung) >= 600 and loses_material(values, hung) and not loses_king(values, hung)
+
+
+def test_requests_are_scored_as_the_arbiter_makes_them(engine: Engine) -> None:
+    slide = chess.Board("4k3/8/8/8/n7/8/8/R3K3 w - - 0 1")  # a1-a8 stops on the knight on a4 and takes it
+    values = action_values(engine, slide, depth=4)
+    assert values["a1a8"] == values["a1a4"] == max(values.values())
+    king = chess.Board("k7/8/8/8/8/8/8/R3K2r w - - 0 1")  # a1-a8 takes the king; our king stands in the rook's line
+    values = action_values(engine, king, depth=4)
+    assert values["a1a8"] == MATE_CP and regret(values, chess.Move.from_uci("a1a8")) == 0
+    assert loses_king(values, chess.Move.from_uci("e1d1")) and regret(values, chess.Move.from_uci("e1d1")) == 2 * MATE_CP
+    assert not loses_king(values, chess.Move.from_uci("e1e2"))
+
+
+def test_a_replayed_flagship_plays_a_recorded_turn_on_the_true_board() -> None:
+    decision = decisions([str(FIXTURE)], "flagship")[2]
+    snapshot = snapshots([decision], FAST)[decision]
+    assert snapshot.turns == decision.turn and decision.truth.turn == decision.color
+    choice = play_turn(decision, snapshot, FAST, 0.2, seed=3)
+    assert choice.move is None or choice.move in move_actions(decision.truth)
+    assert choice.cpu > 0.0 and choice.wall > 0.0
+
+
+def test_the_benchmark_runs_and_its_second_run_reads_the_scores_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scores, rows = tmp_path / "scores.json", tmp_path / "rows.jsonl"
+    argv = [str(FIXTURE), "--positions", "1", "--budgets", "0.1", "--depth", "2", "--settings", 'preset = "fast"',
+            "--scores", str(scores), "--rows", str(rows)]  # fmt: skip
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "0 of 1 boards" in first and '| preset = "fast" | 0.1 | 1 |' in first
+    assert len(json.loads(scores.read_text())) == 1
+    assert main(argv) == 0
+    assert "1 of 1 boards" in capsys.readouterr().out
+    records = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert len(records) == 2 and all(record["regret"] >= 0 for record in records)
+    assert records[0]["move"] == records[1]["move"]  # the same seed, the fixed-depth preset: the same choice
+    assert main(["--from-rows", str(rows), "--depth", "2", "--scores", str(scores)]) == 0
+    assert '| preset = "fast" | 0.1 | 2 |' in capsys.readouterr().out  # both runs' rows, read back
