@@ -56,6 +56,12 @@ ensure_package() {
     { echo "extras: $extras"; install_state; } > .install-stamp
 }
 
+warm_numba_caches() {
+    # Compile the numba kernels once before pytest starts its two workers, which then load them from
+    # numba's cache instead of both compiling them cold (tests/warm_kernels.py; docs/benchmarks.md).
+    python3 -m blindchess.tests.warm_kernels >&2
+}
+
 case "${1:-play}" in
     play)
         ensure_stockfish
@@ -65,6 +71,7 @@ case "${1:-play}" in
         ensure_stockfish
         ensure_chromium
         ensure_package "[test]" "blindchess, reconchess, hypothesis, playwright, build, twine"
+        warm_numba_caches
         # One line per test file as it completes (tests/progress.py), then failures, the 15 slowest
         # tests and the totals.
         exec python3 -m pytest -q -n 2 -p blindchess.tests.progress --durations=15 ;;

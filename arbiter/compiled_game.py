@@ -42,6 +42,7 @@ import numba as nb
 import numpy as np
 
 from . import bitboard_tables as tables
+from . import compiled_rules as core
 from .bitboard_tables import lsb, msb
 
 BOARD_SIZE = 8
@@ -57,31 +58,13 @@ MOVE_BASE = 65
 MAX_MOVE_ACTIONS = 1024
 """A bound on one position's move actions (a buffer for `move_action_numbers` must hold this many)."""
 
-_ZERO, _ONE = np.uint64(0), np.uint64(1)
-_RANK_1, _RANK_8 = np.uint64(chess.BB_RANK_1), np.uint64(chess.BB_RANK_8)
-_BACK_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)
-_DOUBLE_TARGETS = np.array([chess.BB_RANK_6 | chess.BB_RANK_5, chess.BB_RANK_3 | chess.BB_RANK_4], dtype=np.uint64)
-_BETWEEN = np.array([[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES], dtype=np.uint64)
-# Per colour (0 Black, 1 White) and side (0 kingside, 1 queenside): king home, king target, rook square, rook target,
-# and the squares that must hold no other own piece (both paths and both targets) for the move action to be offered
-_CASTLES = np.array(
-    [
-        [[chess.E8, chess.G8, chess.H8, chess.F8], [chess.E8, chess.C8, chess.A8, chess.D8]],
-        [[chess.E1, chess.G1, chess.H1, chess.F1], [chess.E1, chess.C1, chess.A1, chess.D1]],
-    ],
-    dtype=np.int64,
-)
-_CASTLE_FREE = np.array(
-    [
-        [int(chess.between(side[0], side[1]) | chess.between(side[2], side[3]) | chess.BB_SQUARES[side[1]] | chess.BB_SQUARES[side[3]])
-         for side in color]
-        for color in _CASTLES.tolist()
-    ],
-    dtype=np.uint64,
-)  # fmt: skip
+_NOTHING = np.uint64(0)
+_CORNERS = tuple((bb, int(tables.CORNER_BITS[square])) for square, bb in enumerate(chess.BB_SQUARES) if tables.CORNER_BITS[square])
+"""(bitboard, castling bit) of the four corners, for `load`."""
+
 _PUSH_KINDS = np.array([0, 3, 2, 1], dtype=np.int64)  # Q, R, B, N: bitboard_moves' order for a push onto the last rank
 _DIAGONAL_KINDS = np.array([1, 2, 3, 0], dtype=np.int64)  # N, B, R, Q after the plain diagonal
-_PROMOTION_OF_KIND = np.array([chess.QUEEN, chess.KNIGHT, chess.BISHOP, chess.ROOK], dtype=np.int64)
+_PROMOTION_OF_KIND = np.array([core.QUEEN, core.KNIGHT, core.BISHOP, core.ROOK], dtype=np.int64)
 
 SENSE_WINDOWS = np.array(
     [sum(chess.BB_SQUARES[t] for t in chess.SQUARES if chess.square_distance(s, t) <= 1) for s in chess.SQUARES], dtype=np.uint64
@@ -106,7 +89,7 @@ def load(board: chess.Board, turn_limit: float, halfmove_limit: float, out_board
     ]  # fmt: skip
     rights = board.clean_castling_rights()
     out_game[:] = [
-        int(board.turn), sum(bit for square, bit in enumerate(tables.CORNER_BITS) if rights & chess.BB_SQUARES[square]),
+        int(board.turn), sum(bit for corner, bit in _CORNERS if rights & corner),
         -1 if board.ep_square is None else board.ep_square, board.halfmove_clock, board.fullmove_number,
         -1 if turn_limit == float("inf") else int(turn_limit), -1 if halfmove_limit == float("inf") else int(halfmove_limit),
         -1, RUNNING,
@@ -118,16 +101,6 @@ def agrees(board: chess.Board, state_board: np.ndarray, state_game: np.ndarray) 
     board_now, game_now = new_state()
     load(board, 0, 0, board_now, game_now)
     return bool((board_now == state_board).all() and (game_now[:TURN_LIMIT] == state_game[:TURN_LIMIT]).all())
-
-
-@nb.njit(cache=True)
-def _piece_at(board: np.ndarray, square: int) -> int:
-    """The piece type (1 pawn .. 6 king) on `square`, 0 for none."""
-    bit = tables.BIT[square]
-    for index in range(6):
-        if board[index] & bit:
-            return index + 1
-    return 0
 
 
 @nb.njit(cache=True)
@@ -148,81 +121,50 @@ def move_action_numbers(board: np.ndarray, game: np.ndarray, out: np.ndarray) ->
     """
     white = game[TURN]
     own = board[WHITE_PIECES] if white else board[BLACK_PIECES]
-    not_own = ~own
-    pawns = board[0] & own
+    pawns = board[core.PAWN] & own
     n = 0
     pieces = own & ~pawns
     while pieces:
         origin = msb(pieces)
-        bit = tables.BIT[origin]
-        pieces ^= bit
-        if board[1] & bit:
-            targets = tables.KNIGHT_ATTACKS[origin] & not_own
-        elif board[5] & bit:
-            targets = tables.KING_ATTACKS[origin] & not_own
-        else:
-            first, stop = (4, 8) if board[2] & bit else ((0, 4) if board[3] & bit else (0, 8))
-            targets = _ZERO
-            for direction in range(first, stop):
-                for step in range(tables.RAY_LENGTHS[direction, origin]):
-                    square = tables.RAY_SQUARES[direction, origin, step]
-                    if own & tables.BIT[square]:
-                        break
-                    targets |= tables.BIT[square]
-        n = _emit_targets_down(out, n, origin, targets)
-
-    rights = game[CASTLING] & tables.COLOR_CASTLING_BITS[white]
-    if rights:
-        for side in range(2):
-            home, king_target, rook = _CASTLES[white, side, 0], _CASTLES[white, side, 1], _CASTLES[white, side, 2]
-            if (
-                board[5] & own & tables.BIT[home]
-                and rights & tables.CORNER_BITS[rook]
-                and board[3] & own & tables.BIT[rook]
-                and not (own ^ tables.BIT[home] ^ tables.BIT[rook]) & _CASTLE_FREE[white, side]
-            ):
-                out[n] = MOVE_BASE + home * 64 + king_target
+        pieces ^= tables.BIT[origin]
+        n = _emit_targets_down(out, n, origin, core.targets(core.piece_on(board, origin), origin, own, _NOTHING))
+    for side in range(2):
+        if core.may_castle(game[CASTLING], white, side, board[core.KING] & own, board[core.ROOK] & own, own):
+            home, king_target, _, _ = core.castling_squares(white, side)
+            out[n] = MOVE_BASE + home * 64 + king_target
+            n += 1
+    single, double = core.pawn_pushes(pawns, white, own)
+    step = -8 if white else 8
+    while single:
+        target = msb(single)
+        single ^= tables.BIT[target]
+        plain = MOVE_BASE + (target + step) * 64 + target
+        if tables.BIT[target] & core.LAST_RANKS:
+            for kind in _PUSH_KINDS:
+                out[n] = plain + kind * 4096
                 n += 1
-
-    if pawns:
-        if white:
-            single = (pawns << np.uint64(8)) & not_own
-            double = (single << np.uint64(8)) & not_own & _DOUBLE_TARGETS[1]
-            step = -8
         else:
-            single = (pawns >> np.uint64(8)) & not_own
-            double = (single >> np.uint64(8)) & not_own & _DOUBLE_TARGETS[0]
-            step = 8
-        while single:
-            target = msb(single)
-            single ^= tables.BIT[target]
-            plain = MOVE_BASE + (target + step) * 64 + target
-            if tables.BIT[target] & _BACK_RANKS:
-                for kind in _PUSH_KINDS:
+            out[n] = plain
+            n += 1
+    while double:
+        target = msb(double)
+        double ^= tables.BIT[target]
+        out[n] = MOVE_BASE + (target + 2 * step) * 64 + target
+        n += 1
+    while pawns:
+        pawn = lsb(pawns)
+        pawns ^= tables.BIT[pawn]
+        targets = core.pawn_attacks(white, pawn) & ~own
+        while targets:
+            target = lsb(targets)
+            targets ^= tables.BIT[target]
+            plain = MOVE_BASE + pawn * 64 + target
+            out[n] = plain
+            n += 1
+            if tables.BIT[target] & core.LAST_RANKS:
+                for kind in _DIAGONAL_KINDS:
                     out[n] = plain + kind * 4096
                     n += 1
-            else:
-                out[n] = plain
-                n += 1
-        while double:
-            target = msb(double)
-            double ^= tables.BIT[target]
-            out[n] = MOVE_BASE + (target + 2 * step) * 64 + target
-            n += 1
-        while pawns:
-            pawn = lsb(pawns)
-            pawns ^= tables.BIT[pawn]
-            targets = tables.PAWN_ATTACKS[white, pawn] & not_own
-            while targets:
-                target = lsb(targets)
-                targets ^= tables.BIT[target]
-                plain = MOVE_BASE + pawn * 64 + target
-                out[n] = plain
-                n += 1
-                if tables.BIT[target] & _BACK_RANKS:
-                    for kind in _DIAGONAL_KINDS:
-                        out[n] = plain + kind * 4096
-                        n += 1
     return n
 
 
@@ -240,55 +182,26 @@ def request(board: np.ndarray, game: np.ndarray, action: int) -> tuple[int, int,
         return -1, -1, 0, -1, 0, -1
     number = action - MOVE_BASE
     kind, origin, target = number // 4096, (number // 64) % 64, number % 64
-    piece = _piece_at(board, origin)
-    promotion = _PROMOTION_OF_KIND[kind] if kind else 0
-    requested_promotion = promotion
-    if piece == 1 and tables.BIT[target] & _BACK_RANKS and not kind:
-        promotion = chess.QUEEN  # rules.with_default_promotion
-        if (target - origin) % 8 == 0:  # a push: its first move action of this number is the queen promotion
-            requested_promotion = chess.QUEEN
+    piece = core.piece_on(board, origin)
+    requested = _PROMOTION_OF_KIND[kind] if kind else -1
+    promotion = core.with_default_promotion(piece, target, requested)
+    if promotion >= 0 and (target - origin) % 8 == 0:  # a push: its first move action of this number is the queen promotion
+        requested = promotion
     white = game[TURN]
-    occupied = board[WHITE_PIECES] | board[BLACK_PIECES]
     opponent = board[BLACK_PIECES] if white else board[WHITE_PIECES]
-    taken = target
-    if piece == 6:
-        if abs((origin & 7) - (target & 7)) > 1:  # castling: refused with any piece between king and rook
-            rook = _CASTLES[white, 0 if target > origin else 1, 2]
-            if _BETWEEN[origin, rook] & occupied:
-                taken = -1
-    elif piece == 1:
-        diff = target - origin
-        if diff == 8 or diff == -8:
-            if occupied & tables.BIT[target]:
-                taken = -1
-        elif diff == 16 or diff == -16:
-            middle = origin + diff // 2
-            if occupied & tables.BIT[middle]:
-                taken = -1
-            elif occupied & tables.BIT[target]:
-                taken = middle
-        elif not (opponent & tables.BIT[target]) and target != game[EP]:
-            taken = -1
-    elif piece != 2:  # a bishop, rook or queen stops on the first piece in its path
-        path = _BETWEEN[origin, target] & occupied
-        if path:
-            taken = lsb(path) if target > origin else msb(path)
-    capture = -1
-    if taken >= 0:
-        if opponent & tables.BIT[taken]:
-            capture = taken
-        elif taken == game[EP] and piece == 1 and (taken - origin) % 8 != 0:
-            capture = taken - 8 if white else taken + 8
-    return origin, target, requested_promotion, taken, promotion if taken >= 0 else 0, capture
+    taken, capture = core.revise(
+        piece, origin, target, opponent, board[WHITE_PIECES] | board[BLACK_PIECES], game[CASTLING], game[EP], white
+    )
+    return origin, target, requested + 1, taken, promotion + 1 if taken >= 0 else 0, capture
 
 
 @nb.njit(cache=True)
 def _remove(board: np.ndarray, square: int) -> int:
-    """Take the piece off `square`; returns its type (0: none)."""
-    piece = _piece_at(board, square)
-    if piece:
+    """Take the piece off `square`; returns its type index (-1: none)."""
+    piece = core.piece_on(board, square)
+    if piece >= 0:
         keep = ~tables.BIT[square]
-        board[piece - 1] &= keep
+        board[piece] &= keep
         board[WHITE_PIECES] &= keep
         board[BLACK_PIECES] &= keep
     return piece
@@ -296,7 +209,7 @@ def _remove(board: np.ndarray, square: int) -> int:
 
 @nb.njit(cache=True)
 def _place(board: np.ndarray, square: int, piece: int, white: int) -> None:
-    board[piece - 1] |= tables.BIT[square]
+    board[piece] |= tables.BIT[square]
     board[WHITE_PIECES if white else BLACK_PIECES] |= tables.BIT[square]
 
 
@@ -313,35 +226,22 @@ def push(board: np.ndarray, game: np.ndarray, origin: int, target: int, promotio
     if origin < 0:
         return
     opponent = board[BLACK_PIECES] if white else board[WHITE_PIECES]
-    if (tables.BIT[origin] | tables.BIT[target]) & (board[0] | opponent):
+    if (tables.BIT[origin] | tables.BIT[target]) & (board[core.PAWN] | opponent):
         game[HALFMOVE] = 0
     piece = _remove(board, origin)
-    if piece == 6 and abs((origin & 7) - (target & 7)) > 1:  # castling: the rook jumps over
-        side = 0 if target > origin else 1
-        rook, rook_target = _CASTLES[white, side, 2], _CASTLES[white, side, 3]
+    if core.is_castling(piece, origin, target):
+        rook, rook_target = core.castling_rook(origin, target)
         _remove(board, rook)
-        _place(board, target, 6, white)
-        _place(board, rook_target, 4, white)
-        game[CASTLING] &= ~tables.COLOR_CASTLING_BITS[white]
+        _place(board, target, core.KING, white)
+        _place(board, rook_target, core.ROOK, white)
+        game[CASTLING] = core.rights_after(game[CASTLING], white, piece, origin, target, False)
         return
     captured = _remove(board, target)
-    rights = game[CASTLING] & ~(tables.CORNER_BITS[origin] | tables.CORNER_BITS[target])
-    if piece == 6:
-        rights &= ~tables.COLOR_CASTLING_BITS[white]
-    elif captured == 6 and (target >> 3) == (7 if white else 0):  # python-chess: a king taken on its back rank
-        rights &= ~tables.COLOR_CASTLING_BITS[1 - white]
-    game[CASTLING] = rights
-    if piece == 1:
-        diff = target - origin
-        if diff == 16 and origin >> 3 == 1:
-            game[EP] = origin + 8
-        elif diff == -16 and origin >> 3 == 6:
-            game[EP] = origin - 8
-        elif target == ep and diff % 8 != 0 and not captured:
-            _remove(board, ep - 8 if white else ep + 8)
-    _place(board, target, promotion if promotion else piece, white)
-
-
+    game[CASTLING] = core.rights_after(game[CASTLING], white, piece, origin, target, captured == core.KING)
+    game[EP] = core.ep_after(piece, origin, target)
+    if piece == core.PAWN and target == ep and captured < 0 and (target - origin) % 8 != 0:
+        _remove(board, core.en_passant_victim(ep, white))
+    _place(board, target, promotion - 1 if promotion else piece, white)
 @nb.njit(cache=True)
 def end_of_turn(board: np.ndarray, game: np.ndarray) -> bool:
     """After a move: whether the game is over (`LocalGame.is_over` without clocks), its winner and reason recorded."""

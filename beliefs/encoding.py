@@ -64,6 +64,7 @@ import chess
 import numba as nb
 import numpy as np
 
+from blindchess.arbiter import compiled_rules as core
 from blindchess.arbiter.bitboard_tables import BIT, lsb, mirror
 from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
@@ -264,8 +265,8 @@ def fold_moved(
         _put(state, dst, promotion if promotion else piece)
         _see_empty(state, BIT[dst])
         state[_AGES + dst] = 0
-        if piece == chess.KING and abs(dst - src) == 2:  # castling: relative squares keep the rank-1 geometry
-            rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
+        if core.is_castling(piece - 1, src, dst):  # castling (relative squares keep the files)
+            rook_src, rook_dst = core.castling_rook(src, dst)
             _put(state, rook_src, 0)
             _put(state, rook_dst, chess.ROOK)
     state[_TURN] += _ONE

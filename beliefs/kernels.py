@@ -18,31 +18,21 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from blindchess.arbiter.bitboard_tables import lsb
-
-from .tables import (
-    BIT,
-    COLOR_CASTLING_BITS,
-    CORNER_BITS,
-    DIRECTION_TO,
-    KING_ATTACKS,
-    KNIGHT_ATTACKS,
-    PAWN_ATTACKS,
-    RAY_LENGTHS,
-    RAY_SQUARES,
-    SLIDER_DIRECTIONS,
-)
+from blindchess.arbiter import compiled_rules as core
+from blindchess.arbiter.bitboard_tables import BIT, lsb
 
 MAX_CHILDREN = 512
 """An upper bound on the outcomes of one opponent turn on one board (pseudo-legal moves + pass)."""
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
+
+
 @nb.njit(cache=True)
 def _emit(
-    opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, i: int,
+    opp: np.ndarray, castling: np.ndarray, i: int,
     out_opp: np.ndarray, out_castling: np.ndarray, out_ep: np.ndarray, out_w: np.ndarray, k: int,
-    piece: int, src: int, dst: int, placed: int, rook_src: int, rook_dst: int, new_ep: int, white: int, weight: float,
+    piece: int, src: int, dst: int, placed: int, rook_src: int, rook_dst: int, white: int, weight: float,
 ) -> None:  # fmt: skip
     """Write the child of parent ``i`` where the opponent moved ``piece`` from ``src`` to ``dst`` (unchecked)."""
     for t in range(6):
@@ -50,12 +40,9 @@ def _emit(
     out_opp[k, piece] &= ~BIT[src]
     out_opp[k, placed] |= BIT[dst]
     if rook_src >= 0:
-        out_opp[k, 3] = (out_opp[k, 3] & ~BIT[rook_src]) | BIT[rook_dst]
-    rights = castling[i] & ~(CORNER_BITS[src] | CORNER_BITS[dst])
-    if piece == 5:
-        rights &= ~COLOR_CASTLING_BITS[white]
-    out_castling[k] = rights
-    out_ep[k] = new_ep
+        out_opp[k, core.ROOK] = (out_opp[k, core.ROOK] & ~BIT[rook_src]) | BIT[rook_dst]
+    out_castling[k] = core.rights_after(castling[i], white, piece, src, dst, False)  # our king taken ends the game
+    out_ep[k] = core.ep_after(piece, src, dst)
     out_w[k] = weight
 
 
@@ -68,8 +55,8 @@ def _children_of(
     """Enumerate every outcome of the opponent's turn on parent ``i``.
 
     Outcomes are the pass (no change, en passant cleared) and every pseudo-legal
-    move of the true board, with RBC castling (rights and empty squares between
-    king and rook; through check allowed). Every revised request is one of these
+    move of the true board (:mod:`blindchess.arbiter.compiled_rules`: RBC castling
+    through check, en passant, the four promotions). Every revised request is one of these
     and each of these is some request's revision. When ``emit`` is set, the
     outcomes whose capture square equals ``capture_sq`` (-1: no capture) are written
     from row ``k`` on, weighted ``wscale * scores[piece + 1, is_capture]``.
@@ -90,96 +77,61 @@ def _children_of(
         out_ep[k] = -1
         out_w[k] = wscale * scores[0, 0]
         k += 1
-    forward = 8 if white else -8
-    start_rank = 1 if white else 6
-    last_rank = 7 if white else 0
-    parent_ep = ep[i]
     for piece in range(6):
         bb = opp[i, piece]
         while bb:
             src = lsb(bb)
             bb &= bb - _ONE
-            if piece == 0:
-                # pushes
-                dst = src + forward
-                if not occ & BIT[dst]:
-                    n_placed = 4 if dst // 8 == last_rank else 1
+            if piece == core.PAWN:
+                single, double = core.pawn_pushes(BIT[src], white, occ)
+                if single:
+                    dst = lsb(single)
+                    n_placed = 4 if BIT[dst] & core.LAST_RANKS else 1
                     total += n_placed * scores[1, 0]
                     if emit and capture_sq < 0:
                         for p in range(n_placed):
                             placed = 0 if n_placed == 1 else p + 1
-                            _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, 0, src, dst, placed,
-                                  -1, -1, -1, white, wscale * scores[1, 0])  # fmt: skip
+                            _emit(opp, castling, i, out_opp, out_castling, out_ep, out_w, k, 0, src, dst, placed,
+                                  -1, -1, white, wscale * scores[1, 0])  # fmt: skip
                             k += 1
-                    dst2 = dst + forward
-                    if src // 8 == start_rank and not occ & BIT[dst2]:
-                        total += scores[1, 0]
-                        if emit and capture_sq < 0:
-                            _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, 0, src, dst2, 0,
-                                  -1, -1, dst, white, wscale * scores[1, 0])  # fmt: skip
-                            k += 1
-                # captures, en passant included
-                targets = PAWN_ATTACKS[white, src]
+                if double:
+                    total += scores[1, 0]
+                    if emit and capture_sq < 0:
+                        _emit(opp, castling, i, out_opp, out_castling, out_ep, out_w, k, 0, src, lsb(double), 0,
+                              -1, -1, white, wscale * scores[1, 0])  # fmt: skip
+                        k += 1
+                targets = core.pawn_captures(src, white, own_occ, ep[i], occ)
                 while targets:
                     dst = lsb(targets)
                     targets &= targets - _ONE
-                    if own_occ & BIT[dst]:
-                        captured = dst
-                    elif dst == parent_ep and not occ & BIT[dst]:
-                        captured = dst - forward
-                    else:
-                        continue
-                    n_placed = 4 if dst // 8 == last_rank else 1
+                    captured = dst if own_occ & BIT[dst] else core.en_passant_victim(dst, white)
+                    n_placed = 4 if BIT[dst] & core.LAST_RANKS else 1
                     total += n_placed * scores[1, 1]
                     if emit and captured == capture_sq:
                         for p in range(n_placed):
                             placed = 0 if n_placed == 1 else p + 1
-                            _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, 0, src, dst, placed,
-                                  -1, -1, -1, white, wscale * scores[1, 1])  # fmt: skip
+                            _emit(opp, castling, i, out_opp, out_castling, out_ep, out_w, k, 0, src, dst, placed,
+                                  -1, -1, white, wscale * scores[1, 1])  # fmt: skip
                             k += 1
                 continue
-            if piece == 1 or piece == 5:
-                targets = (KNIGHT_ATTACKS[src] if piece == 1 else KING_ATTACKS[src]) & ~opp_occ
-            else:
-                targets = _ZERO
-                kind = piece - 1 if piece < 4 else 3
-                for d in range(SLIDER_DIRECTIONS[kind, 0], SLIDER_DIRECTIONS[kind, 1]):
-                    for n in range(RAY_LENGTHS[d, src]):
-                        sq = RAY_SQUARES[d, src, n]
-                        if opp_occ & BIT[sq]:
-                            break
-                        targets |= BIT[sq]
-                        if own_occ & BIT[sq]:
-                            break
+            targets = core.targets(piece, src, opp_occ, own_occ)
             while targets:
                 dst = lsb(targets)
                 targets &= targets - _ONE
                 is_capture = 1 if own_occ & BIT[dst] else 0
                 total += scores[piece + 1, is_capture]
                 if emit and (dst if is_capture else -1) == capture_sq:
-                    _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, piece, src, dst, piece,
-                          -1, -1, -1, white, wscale * scores[piece + 1, is_capture])  # fmt: skip
+                    _emit(opp, castling, i, out_opp, out_castling, out_ep, out_w, k, piece, src, dst, piece,
+                          -1, -1, white, wscale * scores[piece + 1, is_capture])  # fmt: skip
                     k += 1
-            if piece == 5:
-                home = 4 if white else 60
-                if src == home:
-                    for side in range(2):  # 0 kingside, 1 queenside
-                        rook_src = home + 3 if side == 0 else home - 4
-                        if not castling[i] & CORNER_BITS[rook_src] or not opp[i, 3] & BIT[rook_src]:
-                            continue
-                        between = _ZERO
-                        step = 1 if side == 0 else -1
-                        sq = home + step
-                        while sq != rook_src:
-                            between |= BIT[sq]
-                            sq += step
-                        if occ & between:
-                            continue
+            if piece == core.KING:
+                for side in range(2):  # 0 kingside, 1 queenside
+                    if core.may_castle(castling[i], white, side, BIT[src], opp[i, core.ROOK], occ):
                         total += scores[6, 0]
                         if emit and capture_sq < 0:
-                            dst = home + 2 * step
-                            _emit(opp, castling, ep, i, out_opp, out_castling, out_ep, out_w, k, 5, src, dst, 5,
-                                  rook_src, home + step, -1, white, wscale * scores[6, 0])  # fmt: skip
+                            _, dst, rook_src, rook_dst = core.castling_squares(white, side)
+                            _emit(opp, castling, i, out_opp, out_castling, out_ep, out_w, k, piece, src, dst, piece,
+                                  rook_src, rook_dst, white, wscale * scores[6, 0])  # fmt: skip
                             k += 1
     return k, total
 
@@ -215,79 +167,22 @@ def expand_chunk(
 
 
 @nb.njit(cache=True)
-def revise_request(
-    opp_occ: np.uint64, occ: np.uint64, castling: int, ep: int, white: int, piece: int, src: int, dst: int
-) -> tuple[int, int]:
-    """The revision of our requested move on one board (RBC rules 5c i-iv): (square it ends on, captured square).
-
-    ``opp_occ`` and ``occ`` are the board's opponent and total occupancy, ``castling`` and ``ep``
-    its row's castling bits and raw en-passant square; ``piece`` is our moving piece type index
-    (0 pawn .. 5 king) and ``dst`` has the default queen promotion applied by the caller. The
-    first is -1 when the request is illegal on the board, the second -1 for no capture. The
-    promotion piece never changes under revision. Unchecked: the request is a move action.
-    """
-    forward = 8 if white else -8
-    moved = -1
-    captured = -1
-    if piece == 5 and abs(dst - src) == 2:  # castling: rights and every square between king and rook empty
-        rook_src = src + 3 if dst > src else src - 4
-        step = 1 if dst > src else -1
-        clear = (castling & CORNER_BITS[rook_src]) != 0
-        sq = src + step
-        while sq != rook_src:
-            if occ & BIT[sq]:
-                clear = False
-            sq += step
-        if clear:
-            moved = dst
-    elif piece == 1 or piece == 5:
-        moved = dst
-        if opp_occ & BIT[dst]:
-            captured = dst
-    elif piece == 0:
-        if (dst - src) % 8 == 0:  # pushes; a blocked double push becomes a single push
-            mid = src + forward
-            if not occ & BIT[mid]:
-                if dst == mid or not occ & BIT[dst]:
-                    moved = dst
-                else:
-                    moved = mid
-        elif opp_occ & BIT[dst]:
-            moved = dst
-            captured = dst
-        elif dst == ep and not occ & BIT[dst]:
-            moved = dst
-            captured = dst - forward
-    else:  # sliders stop on the first opponent piece, capturing it
-        d = DIRECTION_TO[src, dst]
-        for n in range(RAY_LENGTHS[d, src]):
-            sq = RAY_SQUARES[d, src, n]
-            if opp_occ & BIT[sq]:
-                moved = sq
-                captured = sq
-                break
-            if sq == dst:
-                moved = dst
-                break
-    return moved, captured
-
-
-@nb.njit(cache=True)
 def own_move_outcomes(
     opp: np.ndarray, ep: np.ndarray, castling: np.ndarray, own_occ: np.uint64, white: int,
     piece: int, src: int, dst: int, out_dst: np.ndarray, out_capture: np.ndarray,
 ) -> None:
-    """`revise_request` of our requested move on every board.
+    """The revision of our requested move on every board (RBC rules 5c i-iv, `compiled_rules.revise`).
 
-    Writes per board ``out_dst`` (the square the move actually ends on, -1 if the
-    request is illegal on that board) and ``out_capture`` (the captured square, -1
-    for none).
+    ``piece`` is our moving piece type index (0 pawn .. 5 king) and ``dst`` has the default queen
+    promotion applied by the caller (the promotion piece never changes under revision). Writes per
+    board ``out_dst`` (the square the move actually ends on, -1 if the request is illegal on that
+    board) and ``out_capture`` (the captured square, -1 for none).
     """
     for i in range(opp.shape[0]):
         opp_occ = _ZERO
         for t in range(6):
             opp_occ |= opp[i, t]
-        out_dst[i], out_capture[i] = revise_request(opp_occ, opp_occ | own_occ, castling[i], ep[i], white, piece, src, dst)
+        out_dst[i], out_capture[i] = core.revise(piece, src, dst, opp_occ, opp_occ | own_occ, castling[i], ep[i], white)
 
 
 @nb.njit(cache=True)

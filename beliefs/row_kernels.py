@@ -5,8 +5,8 @@ boards and the selector checks our king's exposure on hundreds more; building a
 `chess.Board` per board and asking python-chess for attacks per (board, move) took most of
 the flagship's turn. These kernels answer the same questions on the board set's compact rows
 (:mod:`blindchess.beliefs.compact`: our six bitboards, shared, and per row the opponent's six,
-castling bits and raw en-passant square), with the revision of our request from
-`kernels.revise_request` (the board set's own-move update uses the same one).
+castling bits and raw en-passant square), with the rules (attacks, the revision of our request,
+castling's rook) from :mod:`blindchess.arbiter.compiled_rules`, as the board set's kernels use them.
 
 Semantics are those of the python-chess references, which stay the definition and are held
 equal to these in ``tests/unit/beliefs/test_row_kernels.py``:
@@ -28,10 +28,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from blindchess.arbiter import compiled_rules as core
+from blindchess.arbiter.bitboard_tables import BIT
+from blindchess.arbiter.compiled_rules import attacked
 from blindchess.evaluation.values import KING_VALUE, PIECE_VALUES
-
-from .kernels import revise_request
-from .tables import BIT, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, RAY_LENGTHS, RAY_SQUARES
 
 _ZERO = np.uint64(0)
 _VALUES = np.array([PIECE_VALUES[t] for t in range(1, 7)], dtype=np.float64)
@@ -47,26 +47,6 @@ def _occupancy(bbs: np.ndarray) -> np.uint64:
 
 
 @nb.njit(cache=True)
-def attacked(bbs: np.ndarray, white: int, square: int, occ: np.uint64) -> bool:
-    """Whether a piece of the side whose six bitboards are `bbs` (white when `white`) attacks `square`, `occ` blocking slides."""
-    if KNIGHT_ATTACKS[square] & bbs[1] or KING_ATTACKS[square] & bbs[5] or PAWN_ATTACKS[1 - white, square] & bbs[0]:
-        return True
-    straight = bbs[3] | bbs[4]
-    diagonal = bbs[2] | bbs[4]
-    for d in range(8):
-        sliders = straight if d < 4 else diagonal
-        if not sliders:
-            continue
-        for n in range(RAY_LENGTHS[d, square]):
-            bit = BIT[RAY_SQUARES[d, square, n]]
-            if occ & bit:
-                if sliders & bit:
-                    return True
-                break
-    return False
-
-
-@nb.njit(cache=True)
 def threat_levels(own: np.ndarray, opp: np.ndarray, white: int) -> np.ndarray:
     """Per row: 2 where our king is attacked, 1 where a square next to it is, else 0 (0 without our king)."""
     levels = np.zeros(opp.shape[0], dtype=np.int64)
@@ -76,12 +56,12 @@ def threat_levels(own: np.ndarray, opp: np.ndarray, white: int) -> np.ndarray:
     while not own[5] & BIT[king]:
         king += 1
     own_occ = _occupancy(own)
+    ring = core.targets(core.KING, king, _ZERO, _ZERO)
     for i in range(opp.shape[0]):
         occ = own_occ | _occupancy(opp[i])
         if attacked(opp[i], 1 - white, king, occ):
             levels[i] = 2
             continue
-        ring = KING_ATTACKS[king]
         for square in range(64):
             if ring & BIT[square] and attacked(opp[i], 1 - white, square, occ):
                 levels[i] = 1
@@ -105,9 +85,9 @@ def _after(
             opp_after[t] &= ~BIT[captured]
     own_after[piece] &= ~BIT[src]
     own_after[placed] |= BIT[moved]
-    if piece == 5 and abs(moved - src) == 2:  # castling moves the rook too
-        rook_src = src + 3 if moved > src else src - 4
-        own_after[3] = (own_after[3] & ~BIT[rook_src]) | BIT[(src + moved) // 2]
+    if core.is_castling(piece, src, moved):  # castling moves the rook too
+        rook_src, rook_dst = core.castling_rook(src, moved)
+        own_after[core.ROOK] = (own_after[core.ROOK] & ~BIT[rook_src]) | BIT[rook_dst]
 
 
 @nb.njit(cache=True)
@@ -136,8 +116,8 @@ def move_values(
         for j in range(m):
             moved, captured = -1, -1
             if pieces[j] >= 0:
-                moved, captured = revise_request(
-                    opp_occ, opp_occ | own_occ, castling[i], ep[i], white, pieces[j], srcs[j], dsts[j]
+                moved, captured = core.revise(
+                    pieces[j], srcs[j], dsts[j], opp_occ, opp_occ | own_occ, castling[i], ep[i], white
                 )
             _after(own, opp[i], pieces[j], srcs[j], moved, captured, placed[j], own_after, opp_after)
             occ = _occupancy(own_after) | _occupancy(opp_after)
@@ -175,8 +155,8 @@ def exposure(
         for j in range(pieces.shape[0]):
             moved, captured = -1, -1
             if pieces[j] >= 0:
-                moved, captured = revise_request(
-                    opp_occ, opp_occ | own_occ, castling[i], ep[i], white, pieces[j], srcs[j], dsts[j]
+                moved, captured = core.revise(
+                    pieces[j], srcs[j], dsts[j], opp_occ, opp_occ | own_occ, castling[i], ep[i], white
                 )
             if captured >= 0 and opp[i, 5] & BIT[captured]:
                 continue
@@ -191,7 +171,6 @@ def exposure(
 def legal_ep(own: np.ndarray, opp: np.ndarray, ep: np.ndarray, white: int) -> np.ndarray:
     """Per row, its en-passant square where one of our pawns can capture there legally, else -1."""
     out = np.full(opp.shape[0], -1, dtype=np.int64)
-    forward = 8 if white else -8
     own_occ = _occupancy(own)
     king = _king_square(own)
     after = np.empty(6, dtype=np.uint64)
@@ -200,11 +179,11 @@ def legal_ep(own: np.ndarray, opp: np.ndarray, ep: np.ndarray, white: int) -> np
         target = int(ep[i])
         if target < 0:
             continue
-        victim = target - forward
+        victim = core.en_passant_victim(target, white)
         opp_occ = _occupancy(opp[i])
         if not opp[i, 0] & BIT[victim] or (opp_occ | own_occ) & BIT[target]:
             continue
-        capturers = PAWN_ATTACKS[1 - white, target] & own[0]
+        capturers = core.pawn_attacks(1 - white, target) & own[core.PAWN]
         for src in range(64):
             if not capturers & BIT[src]:
                 continue

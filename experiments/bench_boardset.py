@@ -6,13 +6,19 @@ applied to the fast set (all boards) and to the reference (a random subset of
 ``--reference-boards`` boards holding the truth), and rates are compared. The same
 is repeated on a set of at least a million boards (fast set only; the expansion of
 that set runs until the cap, so the rate counts the children actually produced).
+With ``--baseline REV`` the fast set's rates are measured by the commit REV and by this
+checkout in alternating child processes (:mod:`blindchess.experiments.baseline_checkout`),
+the medians and their ratios printed.
 
     python3 experiments/bench_boardset.py
+    python3 experiments/bench_boardset.py --baseline main --rounds 3 --big 300000
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -55,47 +61,80 @@ def _state_with_size(min_boards: int, seed: int, max_boards: int | None) -> tupl
         seed += 1
 
 
+UPDATES = ("expand (children)", "sense (boards in)", "own move (boards in)")
+
+
+def measure(args: argparse.Namespace, with_reference: bool) -> dict[str, float]:
+    """Rates per second: the fast set's three updates (and the reference's, if asked), then the large set's three."""
+    rng = np.random.default_rng(args.seed)
+    game, warm, index, _ = _state_with_size(10, args.seed, None)  # compile (or load the cached) kernels untimed
+    for event in game.events[chess.BLACK][index : index + 3]:
+        warm.update(event)
+
+    game, fast, index, truth = _state_with_size(args.boards, args.seed, None)
+    events = game.events[chess.BLACK][index : index + 3]  # an opponent's move, a sense, our move
+    rates = {"set size": float(len(fast))}
+    reference = None
+    if with_reference:
+        parents = list(fast.boards())
+        chosen = rng.choice(len(parents), size=min(args.reference_boards, len(parents)), replace=False)
+        reference = ReferenceBoardSet.from_boards(chess.BLACK, [parents[i] for i in chosen] + [truth], move_model=None)
+        rates["reference set size"] = float(len(reference))
+    for name, event in zip(UPDATES, events, strict=True):
+        for label, belief in (("fast", fast), ("reference", reference)):
+            if belief is None:
+                continue
+            boards_in = len(belief)
+            seconds = _timed(partial(belief.update, event))
+            rates[f"{label} {name}/s"] = (len(belief) if event is events[0] else boards_in) / seconds
+
+    big, opponent_moved, sense, own_move = _large_state(args.big, args.seed)
+    rates["large set parents"] = float(len(big))
+    seconds = _timed(lambda: big.update(opponent_moved))
+    rates["large set children"] = float(len(big))
+    rates["large expand (children)/s"] = len(big) / seconds
+    boards_in = len(big)
+    rates["large sense filter (boards in)/s"] = boards_in / _timed(lambda: big.update(sense))
+    boards_in = len(big)
+    rates["large own-move filter (boards in)/s"] = boards_in / _timed(lambda: big.update(own_move))
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=3000, help="set size for the comparison with the reference")
     parser.add_argument("--reference-boards", type=int, default=300)
     parser.add_argument("--big", type=int, default=1_000_000, help="size of the large set")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare the fast set's rates with (e.g. main)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of baseline and current (with --baseline)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+    if args.child:
+        print(json.dumps(measure(args, with_reference=False)))
+        return
+    if args.baseline:  # imported here: a child runs under the baseline's package, which need not have the module
+        from blindchess.experiments.baseline_checkout import alternate, baseline_site, print_rates
 
-    warm = BoardSet()  # compile (or load the cached) kernels outside the timings
-    game, warm, index, _ = _state_with_size(10, args.seed, None)
-    for event in game.events[chess.BLACK][index : index + 3]:
-        warm.update(event)
+        argv = ["--boards", str(args.boards), "--big", str(args.big), "--seed", str(args.seed)]
+        with tempfile.TemporaryDirectory() as folder:
+            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            runs = alternate(__file__, argv, variants, args.rounds)
+        per_second = {name: [{k: v for k, v in run.items() if k.endswith("/s")} for run in results] for name, results in runs.items()}
+        print(f"BoardSet, {args.rounds} rounds, median rates: baseline {args.baseline} against the current checkout")
+        print_rates(per_second, "/s")
+        return
 
-    game, fast, index, truth = _state_with_size(args.boards, args.seed, None)
-    opponent_moved, sense, own_move = game.events[chess.BLACK][index : index + 3]
-    parents = list(fast.boards())
-    subset = [parents[i] for i in rng.choice(len(parents), size=min(args.reference_boards, len(parents)), replace=False)]
-    reference = ReferenceBoardSet.from_boards(chess.BLACK, subset + [truth], move_model=None)
-    print(f"set: {len(fast):,} boards ({fast.nbytes_per_board} bytes per board); reference subset: {len(reference):,} boards")
+    rates = measure(args, with_reference=True)
+    print(f"set: {rates['set size']:,.0f} boards; reference subset: {rates['reference set size']:,.0f} boards")
     print(f"{'update':<22}{'fast/s':>16}{'reference/s':>16}{'ratio':>10}")
-    rows = [("expand (children)", opponent_moved), ("sense (boards in)", sense), ("own move (boards in)", own_move)]
-    for name, event in rows:
-        fast_in, reference_in = len(fast), len(reference)
-        fast_time = _timed(partial(fast.update, event))
-        reference_time = _timed(partial(reference.update, event))
-        fast_count = len(fast) if event is opponent_moved else fast_in
-        reference_count = len(reference) if event is opponent_moved else reference_in
-        fast_rate, reference_rate = fast_count / fast_time, reference_count / reference_time
-        print(f"{name:<22}{fast_rate:>16,.0f}{reference_rate:>16,.0f}{fast_rate / reference_rate:>9.0f}x")
-
-    big, opponent_moved, sense, own_move = _large_state(args.big, args.seed)
-    print(f"\nlarge set: {len(big):,} parents, {big.nbytes_per_board} bytes per board")
-    expand_time = _timed(lambda: big.update(opponent_moved))
-    print(f"expand: {len(big):,} children in {expand_time:.2f} s = {len(big) / expand_time:,.0f}/s (exact: {big.is_exact})")
-    boards_in = len(big)
-    sense_time = _timed(lambda: big.update(sense))
-    print(f"sense filter: {boards_in:,} boards in {sense_time:.3f} s = {boards_in / sense_time:,.0f}/s")
-    boards_in = len(big)
-    move_time = _timed(lambda: big.update(own_move))
-    print(f"own-move filter: {boards_in:,} boards in {move_time:.3f} s = {boards_in / move_time:,.0f}/s")
+    for name in UPDATES:
+        fast, reference = rates[f"fast {name}/s"], rates[f"reference {name}/s"]
+        print(f"{name:<22}{fast:>16,.0f}{reference:>16,.0f}{fast / reference:>9.0f}x")
+    print(f"\nlarge set: {rates['large set parents']:,.0f} parents")
+    print(f"expand: {rates['large set children']:,.0f} children, {rates['large expand (children)/s']:,.0f}/s")
+    print(f"sense filter: {rates['large sense filter (boards in)/s']:,.0f} boards/s")
+    print(f"own-move filter: {rates['large own-move filter (boards in)/s']:,.0f} boards/s")
 
 
 def _large_state(min_children: int, seed: int) -> tuple[BoardSet, OpponentMoved, SenseResult, MoveResult]:

@@ -31,6 +31,12 @@ one process), both in learner steps per second of wall time, random masked actio
 
     python3 experiments/bench_env.py --steps 200000 --rounds 3 --sizes 1,16,256,4096 --workers 2
 
+With ``--baseline REV`` only the two one-game ``blindchess rbc`` loops run, by the commit REV and by
+this checkout in alternating child processes (:mod:`blindchess.experiments.baseline_checkout`),
+and the medians of their CPU rates and the ratios are printed::
+
+    python3 experiments/bench_env.py --baseline main --steps 4000 --rounds 5
+
 OpenSpiel comes from ``pip install open-spiel`` (a wheel; not a dependency of the package: only
 this benchmark uses it).
 """
@@ -38,6 +44,8 @@ this benchmark uses it).
 from __future__ import annotations
 
 import argparse
+import json
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -156,6 +164,17 @@ def worker_steps(steps: int, n_games: int, workers: int, seed: int) -> tuple[int
     return sum(made), wall
 
 
+def blindchess_rates(steps: int, seed: int) -> dict[str, float]:
+    """Steps per CPU second of the two `RbcEnv` loops (with and without observations), after the untimed warm-up."""
+    rates = {}
+    for observations in (True, False):
+        blindchess_steps(WARM_UP_STEPS, observations, seed)
+        cpu = time.process_time()
+        made = blindchess_steps(steps, observations, seed)
+        rates[f"RbcEnv steps, observations {observations} (CPU)"] = made / (time.process_time() - cpu)
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20000, help="steps per loop and round")
@@ -164,7 +183,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", default="1,16,256,4096", help="batch sizes, comma-separated")
     parser.add_argument("--single-steps", type=int, default=20000, help="steps per round of the one-game loops")
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare the one-game loops with (e.g. main)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(blindchess_rates(args.steps, args.seed)))
+        return
+    if args.baseline:  # imported here: a child runs under the baseline's package, which need not have the module
+        from blindchess.experiments.baseline_checkout import alternate, baseline_site, print_rates
+
+        with tempfile.TemporaryDirectory() as folder:
+            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            runs = alternate(__file__, ["--steps", str(args.steps), "--seed", str(args.seed)], variants, args.rounds)
+        print(f"RbcEnv, {args.steps} steps a loop, {args.rounds} rounds, median rates: baseline {args.baseline} against "
+              "the current checkout")  # fmt: skip
+        print_rates(runs, "steps/s")
+        return
     sizes = [int(size) for size in args.sizes.split(",")]
     single = args.single_steps
     loops: dict[str, Callable[[int, int], int]] = {

@@ -7,13 +7,9 @@ boards and the game is the same on every run) and a clock large enough that time
 binds. The flagship's callbacks are timed; one own turn is everything from hearing the
 opponent's move to the result of its own (belief updates, sense planning, move choice).
 
-With ``--baseline REV`` the same game is also played by the commit REV of this repository:
-the script exports it (``git archive``) into a temporary folder and links its top-level
-folders into a ``blindchess`` package tree there, as pyproject's ``package-dir`` maps them
-(``toolkit`` is the root package); a child process imports that tree because PYTHONPATH
-comes before the installed package. Each game runs in its own process; baseline and current
-alternate for ``--rounds`` rounds, so machine load hits both alike, after one untimed game
-each (the first use of the belief kernels compiles them, seconds that belong to no turn).
+With ``--baseline REV`` the same game is also played by the commit REV of this repository
+(:mod:`blindchess.experiments.baseline_checkout`: each game in its own process, baseline and
+current alternating for ``--rounds`` rounds after one untimed game each).
 The script checks that both played the very same game (the flagship's senses and moves
 compared) and prints, per variant, the mean and median seconds per own turn twice: wall clock
 (which includes waiting for Stockfish) and CPU seconds of the bot's own process
@@ -27,10 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Optional
@@ -113,32 +106,10 @@ def play_one(seed: int, opponent: str, depth: int, clock: float, bot: str = "fla
             "reason": str(reason)}
 
 
-def run_child(site: Optional[str], args: argparse.Namespace) -> dict[str, Any]:
-    """`play_one` in a fresh process, importing `blindchess` from `site` (None: as installed)."""
-    env = dict(os.environ)
-    if site is not None:
-        env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
-    command = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(args.seed), "--opponent", args.opponent,
-               "--depth", str(args.depth), "--clock", str(args.clock), "--bot", args.bot]
-    done = subprocess.run(command, env=env, cwd="/", capture_output=True, text=True, check=True)
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
-def baseline_site(rev: str, folder: str) -> str:
-    """Export commit `rev` into `folder` and return a folder holding its `blindchess` package as a link tree."""
-    repository = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    source, package = os.path.join(folder, "src"), os.path.join(folder, "site", "blindchess")
-    os.makedirs(source)
-    os.makedirs(package)
-    archive = subprocess.run(["git", "archive", rev], cwd=repository, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", source], input=archive, check=True)
-    for name in os.listdir(os.path.join(source, "toolkit")):
-        os.symlink(os.path.join(source, "toolkit", name), os.path.join(package, name))
-    for name in os.listdir(source):
-        if name != "toolkit" and os.path.isfile(os.path.join(source, name, "__init__.py")):
-            os.symlink(os.path.join(source, name), os.path.join(package, name))
-    return os.path.dirname(package)
+def child_argv(args: argparse.Namespace) -> list[str]:
+    """The arguments a child process plays `args`'s game with."""
+    return ["--seed", str(args.seed), "--opponent", args.opponent, "--depth", str(args.depth), "--clock", str(args.clock),
+            "--bot", args.bot]  # fmt: skip
 
 
 def summary(turns: list[dict[str, float]]) -> tuple[float, float, dict[str, float]]:
@@ -163,6 +134,9 @@ def main() -> None:
         print(json.dumps(play_one(args.seed, args.opponent, args.depth, args.clock, args.bot)))
         return
 
+    # imported here: a child may run under a baseline's package, which need not have the module
+    from blindchess.experiments.baseline_checkout import baseline_site
+
     with tempfile.TemporaryDirectory() as folder:
         variants: dict[str, Optional[str]] = {"current": None}
         if args.baseline:
@@ -172,13 +146,9 @@ def main() -> None:
 
 def report(variants: dict[str, Optional[str]], args: argparse.Namespace) -> None:
     """Play the rounds (see the module docstring) and print the table."""
-    for site in variants.values():
-        run_child(site, args)  # untimed: numba compiles the belief kernels on first use and caches them
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
-    for index in range(args.rounds):
-        order = list(variants) if index % 2 == 0 else list(reversed(variants))
-        for name in order:
-            runs[name].append(run_child(variants[name], args))
+    from blindchess.experiments.baseline_checkout import alternate
+
+    runs: dict[str, list[dict[str, Any]]] = alternate(__file__, child_argv(args), variants, args.rounds)
     games = {json.dumps(run["actions"]) for results in runs.values() for run in results}
     first = next(iter(runs.values()))[0]
     print(f"{args.bot} (White) vs {args.opponent}, seed {args.seed}, Stockfish depth {args.depth}, clock {args.clock:.0f} s, "
