@@ -48,6 +48,7 @@ from blindchess.arbiter.compiled_game import MAX_MOVE_ACTIONS
 from blindchess.arbiter.history import GameHistory
 from blindchess.beliefs.encoding import FRAME_SIZE, STATE_SIZE
 from blindchess.bots.attacker_bot import QUICK_ATTACKS, flipped_move
+from blindchess.errors import BlindchessError
 
 from . import batch_step
 from .actions import ActionCodec
@@ -253,7 +254,7 @@ class BatchedGames:
             raise ValueError(f"game {g!r} is not in 0..{self.n_games - 1}")
 
 
-class IllegalBatchActionError(ValueError):
+class IllegalBatchActionError(BlindchessError, ValueError):
     """An action outside its game's mask, or actions of the wrong shape; the batch is unchanged."""
 
 
