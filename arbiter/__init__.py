@@ -1,13 +1,13 @@
 """The arbiter: RBC rules, the game flow, clocks, observations and histories."""
 
-from .faults import BotFault
-from .game import Game, IllegalActionError, LocalGame
-from .history import GameHistory, HistoryFormatError, Turn
-from .loading import PlayerLoadError, load_player
-from .observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from .observing_player import ObservingPlayer
+from .game.faults import BotFault
+from .game.history import GameHistory, HistoryFormatError, Turn
+from .game.loading import PlayerLoadError, load_player
+from .game.local_game import Game, IllegalActionError, LocalGame
+from .game.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from .game.observing_player import ObservingPlayer
+from .game.player import Player
 from .play import play_local_game, play_turn
-from .player import Player
 from .types import Color, PieceType, Square, WinReason
 
 __all__ = [

@@ -35,11 +35,11 @@ Clock overruns: with a finite clock, each in-turn callback runs under a `Watchdo
 deadline of the mover's clock plus the increment (the time reconchess lets a turn
 take). A bot stuck in Python code is interrupted at that deadline and loses on time;
 one blocked in C code loses on time when the call returns (see
-:mod:`blindchess.arbiter.watchdog`). `handle_game_start` and `handle_game_end` run
+:mod:`blindchess.arbiter.sandbox.watchdog`). `handle_game_start` and `handle_game_end` run
 off the clock, as in reconchess, but (unlike reconchess) each under a deadline of
 `OFF_CLOCK_SECONDS` (a minute), so a bot looping there cannot hang a match.
 
-Under a CPU clock (a `LocalGame` given `meters`, see :mod:`blindchess.arbiter.cpu_clock`) the
+Under a CPU clock (a `LocalGame` given `meters`, see :mod:`blindchess.arbiter.sandbox.cpu_clock`) the
 deadline is the mover's CPU meter reaching its clock plus the increment, and each callback
 also has a wall-time hang limit (`hang_seconds`): a bot that stops answering is stopped there
 and loses on time (its clock is flagged), since a bot that only waits uses no CPU.
@@ -66,17 +66,17 @@ from typing import Any, NoReturn, Optional, Union
 
 import chess
 
-from .bot_wire import quote
-from .cpu_clock import hang_seconds
-from .faults import BotFault, BotFaultError
-from .game import Game, IllegalActionError, LocalGame
-from .history import GameHistory
-from .isolation import IsolatedBotError
-from .player import Player
-from .pondering import PonderingNeedsIsolationError, PonderingPlayer
-from .turns import Turn
+from .game.faults import BotFault, BotFaultError
+from .game.history import GameHistory
+from .game.local_game import Game, IllegalActionError, LocalGame
+from .game.player import Player
+from .game.turns import Turn
+from .sandbox.cpu_clock import hang_seconds
+from .sandbox.isolation import IsolatedBotError
+from .sandbox.pondering import PonderingNeedsIsolationError, PonderingPlayer
+from .sandbox.watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
+from .sandbox.wire import quote
 from .types import Color, Square, WinReason
-from .watchdog import BotDeadlineExceeded, Watchdog, shared_watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -349,10 +349,10 @@ def play_local_game(
             callback that runs longer than `off_clock_seconds`.
         off_clock_seconds: How long ``handle_game_start`` and ``handle_game_end`` may each take.
         hang_limit: Under a CPU clock (`game` given `meters`), each in-turn callback's wall-time
-            limit; None: `blindchess.arbiter.cpu_clock.hang_seconds` of the CPU time left.
+            limit; None: `blindchess.arbiter.sandbox.cpu_clock.hang_seconds` of the CPU time left.
 
     Raises:
-        PonderingNeedsIsolationError: a player is a `PonderingPlayer` (see :mod:`blindchess.arbiter.pondering`).
+        PonderingNeedsIsolationError: a player is a `PonderingPlayer` (see :mod:`blindchess.arbiter.sandbox.pondering`).
     """
     for player in (white_player, black_player):
         if isinstance(player, PonderingPlayer):

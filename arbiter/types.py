@@ -7,10 +7,15 @@ bots written for reconchess read the same numbers from us.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Optional
+
+import chess
 
 Square = int
 Color = bool
 PieceType = int
+SenseWindow = tuple[tuple[Square, Optional[chess.Piece]], ...]
+"""A sense result: each square of the 3x3 window with the piece on it (None: empty), in square order."""
 
 
 class WinReason(Enum):

@@ -7,7 +7,7 @@ conditioned on everything the player has observed:
 
 It is built with its settings only and initialised by the `GameStarted` event;
 after that, `update` folds in one observation event at a time (all or nothing: an
-update that raises changes nothing), in the order the arbiter delivers them (see :mod:`blindchess.arbiter.observations`). Planners and
+update that raises changes nothing), in the order the arbiter delivers them (see :mod:`blindchess.arbiter.game.observations`). Planners and
 move selectors only read a belief through this protocol, so any implementation
 (the exhaustive `BoardSet`, a particle filter, a neural posterior) plugs into
 every bot.
@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.game.observations import Observation
 from blindchess.errors import BlindchessError
 
 N_CHANNELS = 13

@@ -1,6 +1,6 @@
 """`BoardSet`: the exhaustive set of boards consistent with everything the player observed.
 
-Storage is the compact layout of :mod:`blindchess.beliefs.compact` (58 bytes a
+Storage is the compact layout of :mod:`blindchess.beliefs.board_layout` (58 bytes a
 board); updates are, with ``B`` the set and ``w`` the weights:
 
 - opponent's turn with reported capture ``c`` (None: no capture)::
@@ -42,12 +42,13 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.lookup_tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
 
-from . import kernels
+from . import board_set_updates
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
-from .compact import (
+from .board_layout import (
     BYTES_PER_BOARD,
     BoardKey,
     board_key,
@@ -58,9 +59,8 @@ from .compact import (
     row_board,
     row_key,
 )
+from .drawn_boards import Rows
 from .move_model import UNIFORM, OpponentMoveModel
-from .rows import Rows
-from .tables import BIT, COLOR_CASTLING_BITS, CORNER_BITS
 from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)
@@ -240,16 +240,16 @@ class BoardSet:
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         children, start = 0, 0
         while start < parents:
-            capacity = min(_CHUNK_ROWS, (parents - start) * 48 + kernels.MAX_CHILDREN)
+            capacity = min(_CHUNK_ROWS, (parents - start) * 48 + board_set_updates.MAX_CHILDREN)
             if self.max_boards is not None:  # stop within one parent's children of the cap
-                capacity = min(capacity, self.max_boards - children + kernels.MAX_CHILDREN)
+                capacity = min(capacity, self.max_boards - children + board_set_updates.MAX_CHILDREN)
             out = (
                 np.empty((capacity, 6), dtype=np.uint64),
                 np.empty(capacity, dtype=np.uint8),
                 np.empty(capacity, dtype=np.int8),
                 np.empty(capacity, dtype=np.float64),
             )
-            start, k = kernels.expand_chunk(
+            start, k = board_set_updates.expand_chunk(
                 self._opp, self._castling, self._ep, self._weights, own_occ, white, capture, self._scores, weighted, start, *out
             )
             parts.append(tuple(a[:k] for a in out))  # type: ignore[arg-type]
@@ -279,7 +279,7 @@ class BoardSet:
     def _dedup(
         self, opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, weights: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        keep, summed = kernels.unique_rows(opp, castling, ep, weights, self.move_model is not None)
+        keep, summed = board_set_updates.unique_rows(opp, castling, ep, weights, self.move_model is not None)
         summed = summed[keep]
         if self.move_model is not None and summed.size:
             summed = summed / summed.sum()
@@ -307,7 +307,7 @@ class BoardSet:
             window_mask |= bit
             if piece is not None and piece.color != self._color:
                 expected[piece.piece_type - 1] |= bit
-        self._keep(kernels.window_matches(self._opp, window_mask, expected))
+        self._keep(board_set_updates.window_matches(self._opp, window_mask, expected))
 
     def _own_move(self, event: MoveResult) -> None:
         if self._turn != self._color:
@@ -327,7 +327,7 @@ class BoardSet:
         n = len(self)
         out_dst = np.empty(n, dtype=np.int64)
         out_capture = np.empty(n, dtype=np.int64)
-        kernels.own_move_outcomes(
+        board_set_updates.own_move_outcomes(
             self._opp, self._ep, self._castling, self._own_occupied(), 1 if self._color == chess.WHITE else 0,
             piece, requested.from_square, requested.to_square, out_dst, out_capture,
         )  # fmt: skip
@@ -446,7 +446,7 @@ class BoardSet:
         self._require_started()
         offset = 7 if self.color == chess.WHITE else 1
         result = np.zeros((64, N_CHANNELS))
-        result[:, offset : offset + 6] = kernels.opponent_marginals(self._opp, self.weights())
+        result[:, offset : offset + 6] = board_set_updates.opponent_marginals(self._opp, self.weights())
         own = own_grid(self._own, self.color)
         result[np.arange(64)[own > 0], own[own > 0]] = 1.0
         result[:, 0] = np.clip(1.0 - result[:, 1:].sum(axis=1), 0.0, 1.0)
@@ -478,7 +478,7 @@ class BoardSet:
         return self.sample_rows(n, rng).boards()
 
     def sample_rows(self, n: int, rng: np.random.Generator) -> Rows:
-        """The draws of `sample` as compact `Rows` (no `chess.Board` built: see :mod:`blindchess.beliefs.rows`)."""
+        """The draws of `sample` as compact `Rows` (no `chess.Board` built: see :mod:`blindchess.beliefs.drawn_boards`)."""
         if n < 0:
             raise ValueError(f"n must be non-negative, got {n!r}")
         self._require_started()

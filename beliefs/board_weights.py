@@ -36,12 +36,12 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.evaluation.stockfish import Engine
 
 from .base import N_CHANNELS, Belief, BeliefError, NotInitialisedError, WeightedBoards
 from .board_set import BoardSet
-from .rows import Rows
+from .drawn_boards import Rows
 
 logger = logging.getLogger(__name__)
 

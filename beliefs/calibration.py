@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import GameEnded, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, SenseResult
 
 from .base import channel
 from .likelihood import NoisySensing
+from .observed_games import play_random_game
 from .particle_filter import ParticleFilter
-from .random_games import play_random_game
 
 SMOOTHING = 1e-4
 """Cross-entropy smoothing: ``(1 - eps) p + eps / 13``, so a ruled-out square costs about 17 bits, not infinity."""

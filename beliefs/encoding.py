@@ -1,6 +1,6 @@
 """A player's observation stream as tensors: one fixed-size frame per observation event.
 
-`StreamEncoder` follows the events of :mod:`blindchess.arbiter.observations` for one
+`StreamEncoder` follows the events of :mod:`blindchess.arbiter.game.observations` for one
 player and turns each into a frame of `FRAME_SIZE` small integers (``uint8``): `N_PLANES`
 planes of 64 squares, then `N_SCALARS` scalars. A frame summarises everything observed
 so far (own pieces, what each square last showed and how many turns ago) plus what this
@@ -45,7 +45,7 @@ records it and refuses a different one.
 Example:
 
 >>> import chess
->>> from blindchess.arbiter.observations import GameStarted, OpponentMoved
+>>> from blindchess.arbiter.game.observations import GameStarted, OpponentMoved
 >>> encoder = StreamEncoder()
 >>> start = encoder.push(GameStarted(chess.BLACK, chess.STARTING_FEN))
 >>> start.shape, start.dtype.name, FRAME_SIZE
@@ -64,9 +64,16 @@ import chess
 import numba as nb
 import numpy as np
 
-from blindchess.arbiter import compiled_rules as core
-from blindchess.arbiter.bitboard_tables import BIT, lsb, mirror
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import (
+    GameEnded,
+    GameStarted,
+    MoveResult,
+    Observation,
+    OpponentMoved,
+    SenseResult,
+)
+from blindchess.arbiter.rules import compiled_rules as core
+from blindchess.arbiter.rules.lookup_tables import BIT, lsb, mirror
 
 from .base import NotInitialisedError, UnexpectedObservationError
 

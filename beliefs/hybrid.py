@@ -30,14 +30,14 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import InconsistentObservationError, NotInitialisedError
+from .belief_queries import DelegatedQueries
 from .board_set import BoardSet
-from .delegated import DelegatedQueries
+from .drawn_boards import Rows
 from .move_model import UNIFORM, OpponentMoveModel
 from .particle_filter import ParticleFilter
-from .rows import Rows
 from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)

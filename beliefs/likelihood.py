@@ -27,9 +27,8 @@ import chess
 import numba as nb
 import numpy as np
 
-from blindchess.arbiter.observations import SenseWindow
-
-from .tables import BIT
+from blindchess.arbiter.rules.lookup_tables import BIT
+from blindchess.arbiter.types import SenseWindow
 
 _OTHER_CONTENTS = 12
 """A misreported square shows one of the 13 contents (empty, 12 pieces) other than the true one."""

@@ -2,7 +2,7 @@
 
 A model is a score table ``scores[piece, is_capture]`` (row 0 is the pass or an
 illegal request, rows 1..6 the moving piece type pawn..king). On a board ``s`` with
-outcome set ``M(s)`` (see :func:`blindchess.beliefs.kernels.expand_chunk`)
+outcome set ``M(s)`` (see :func:`blindchess.beliefs.board_set_updates.expand_chunk`)
 
     pi(m | s) = scores(m) / sum_{m' in M(s)} scores(m')
 

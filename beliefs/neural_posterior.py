@@ -37,7 +37,7 @@ import chess
 import numpy as np
 import torch
 
-from blindchess.arbiter.observations import GameStarted, Observation
+from blindchess.arbiter.game.observations import GameStarted, Observation
 
 from .base import N_CHANNELS, NotInitialisedError
 from .board_set import BoardSet

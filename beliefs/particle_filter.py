@@ -46,14 +46,14 @@ from typing import Optional
 
 import numpy as np
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 
 from .base import InconsistentObservationError, NotInitialisedError, UnexpectedObservationError
+from .belief_queries import DelegatedQueries
 from .board_set import BoardSet
-from .delegated import DelegatedQueries
 from .likelihood import ALWAYS_WRONG, ExactSensing, SenseLikelihood, window_codes, window_mismatches
 from .move_model import UNIFORM, OpponentMoveModel
-from .store import opponent_rows, own_piece_types, reweighted
+from .particle_store import opponent_rows, own_piece_types, reweighted
 from .validation import check_event, game_over
 
 logger = logging.getLogger(__name__)

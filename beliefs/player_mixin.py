@@ -1,7 +1,7 @@
 """`BeliefPlayerMixin`: keep a belief from the `Player` callbacks, for plain reconchess-style bots.
 
 The callbacks become observation events in the arbiter's one adapter
-(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`); this mixin folds each
+(:class:`~blindchess.arbiter.game.observing_player.ObservingPlayer`); this mixin folds each
 into ``self.belief``. A bot mixes it in before its `Player` base and implements only
 ``choose_sense`` and ``choose_move``; a bot that overrides a ``handle_*`` callback calls
 ``super()``::
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from blindchess.arbiter.observations import GameStarted, Observation
-from blindchess.arbiter.observing_player import ObservingPlayer
+from blindchess.arbiter.game.observations import GameStarted, Observation
+from blindchess.arbiter.game.observing_player import ObservingPlayer
 
 from .base import Belief
 from .board_set import BoardSet

@@ -18,11 +18,11 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
 
 from .base import N_CHANNELS, InconsistentObservationError, NotInitialisedError, channel
-from .compact import BoardKey, board_key
+from .board_layout import BoardKey, board_key
 from .move_model import UNIFORM, MoveModelError, OpponentMoveModel
 from .validation import check_event
 

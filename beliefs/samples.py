@@ -4,11 +4,11 @@
 the boards they draw: threat levels, proxy move values, exposure, material, king squares, the
 window grid, duplicates merged. Two implementations answer it alike:
 
-- `Rows` (:mod:`blindchess.beliefs.rows`): the board set's compact rows and compiled kernels;
+- `Rows` (:mod:`blindchess.beliefs.drawn_boards`): the board set's compact rows and compiled kernels;
 - `BoardList`: a list of `chess.Board` and the python-chess references of
   :mod:`blindchess.evaluation.values` and :mod:`blindchess.evaluation.king_hunt`, for beliefs that
   cannot draw rows (particles, the hybrid, weighted and learned beliefs) and as the definition the
-  fast path is tested against (``tests/unit/beliefs/test_row_kernels.py``).
+  fast path is tested against (``tests/unit/beliefs/test_sample_queries.py``).
 
 `draw` picks: rows when the belief can give them (and `compiled`), else boards. Both make the
 same draws from `rng`, so a planner gives the same answer either way.
@@ -22,13 +22,13 @@ from typing import Optional, Protocol, Union
 import chess
 import numpy as np
 
-from blindchess.arbiter.bitboard_revise import request_outcome
+from blindchess.arbiter.rules.fast_revision import request_outcome
 from blindchess.arbiter.types import Color
 from blindchess.evaluation.king_hunt import king_squares
 from blindchess.evaluation.values import material_balance, proxy_move_value, threat_levels
 
 from .base import Belief, channel
-from .rows import Rows, RowSampler
+from .drawn_boards import Rows, RowSampler
 
 
 class BoardSample(Protocol):

@@ -35,8 +35,8 @@ from typing import Any, Optional, Protocol
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.arbiter.ruleset import STANDARD
+from blindchess.arbiter.game.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules.ruleset import STANDARD
 from blindchess.arbiter.types import Square, WinReason
 
 from .base import MalformedObservationError, UnexpectedObservationError

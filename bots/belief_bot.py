@@ -1,7 +1,7 @@
 """`BeliefBot`: a player composed of a belief, a sense planner and a move selector.
 
 The bot receives the arbiter's observation events through the one callback adapter
-(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`), folds them into the
+(:class:`~blindchess.arbiter.game.observing_player.ObservingPlayer`), folds them into the
 belief, asks the planner where to sense and the selector what to move, and measures the
 clock increment from its own clock readings (the `Player` API does not tell it).
 
@@ -33,7 +33,7 @@ at the bot's first turn, `TimeManager.is_long`) what the sense leaves unused goe
 (`TimeManager.search_rule`, in `MoveContext.search`).
 Without a manager, each keeps its own fixed plan.
 
-Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.pondering` between
+Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.sandbox.pondering` between
 our move and our next turn): the bot expands a copy of its belief over every opponent move
 that captures nothing, the answer to the most common next event. When that event comes
 (``OpponentMoved(None)``) the copy replaces the belief instead of expanding it again; after a
@@ -63,8 +63,7 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import ObservingPlayer, Square
-from blindchess.arbiter.bitboard_moves import move_actions as own_move_actions
-from blindchess.arbiter.observations import (
+from blindchess.arbiter.game.observations import (
     GameEnded,
     GameStarted,
     MoveResult,
@@ -72,6 +71,7 @@ from blindchess.arbiter.observations import (
     OpponentMoved,
     SenseResult,
 )
+from blindchess.arbiter.rules.fast_actions import move_actions as own_move_actions
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.beliefs.samples import draw
 from blindchess.moving.base import MoveContext, MoveSelector, PonderingSelector

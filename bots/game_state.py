@@ -17,7 +17,7 @@ from typing import Optional
 import chess
 
 from blindchess.arbiter import Square
-from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.game.observations import Observation
 from blindchess.beliefs.base import Belief
 from blindchess.moving.time_management import Allotment
 

@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from blindchess.arbiter import Player
-from blindchess.arbiter.loading import PlayerLoadError, load_player
+from blindchess.arbiter.game.loading import PlayerLoadError, load_player
 from blindchess.errors import BlindchessError, did_you_mean
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, EngineNotFoundError, find_stockfish
 

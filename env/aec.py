@@ -3,9 +3,9 @@
 Agents ``"white"`` and ``"black"`` take two steps per turn, a sense then a move, in the
 arbiter's order. The rules, revision, clocks, end conditions and the `GameHistory` are the
 arbiter's own, nothing re-implemented: on 8x8 RBC without clocks a step runs the arbiter's
-compiled game step (:mod:`blindchess.arbiter.compiled_game`, held equal to `rules.py` and
+compiled game step (:mod:`blindchess.arbiter.rules.compiled_game`, held equal to `rules.py` and
 `LocalGame` by its tests) and the shared encoder's kernels in one numba call
-(:mod:`blindchess.env.step_kernel`), and the environment's :class:`~blindchess.arbiter.game.LocalGame`
+(:mod:`blindchess.env.env_step`), and the environment's :class:`~blindchess.arbiter.game.local_game.LocalGame`
 replays the actions when something needs it (`game`, `history()`, `render`, a resignation),
 checking that the positions agree. Other variants, clocked games and a game from a bot's first
 turn on (`play_bot_turn`) drive the `LocalGame` step by step. Either way a game played here
@@ -54,21 +54,28 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from blindchess.arbiter import compiled_game
-from blindchess.arbiter.compiled_game import FULL_TURN_LIMIT, KING_CAPTURE, MAX_MOVE_ACTIONS, MOVE_LIMIT, REASON, WINNER
-from blindchess.arbiter.faults import BotFault
-from blindchess.arbiter.game import IllegalActionError, LocalGame
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.game.faults import BotFault
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import IllegalActionError, LocalGame
+from blindchess.arbiter.game.observations import Observation
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import Referee, play_turn
-from blindchess.arbiter.player import Player
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.rules import compiled_game
+from blindchess.arbiter.rules.compiled_game import (
+    FULL_TURN_LIMIT,
+    KING_CAPTURE,
+    MAX_MOVE_ACTIONS,
+    MOVE_LIMIT,
+    REASON,
+    WINNER,
+)
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
 from blindchess.arbiter.types import Color, WinReason
 from blindchess.beliefs.encoding import FRAME_SIZE, STATE_SIZE
 from blindchess.variants.catalog import variant_rules
 
 from .actions import ActionCodec
-from .step_kernel import step as compiled_step
+from .env_step import step as compiled_step
 from .view import N_FRAMES, OBSERVATION_SHAPE, FrameWindow
 
 AGENTS = ("white", "black")

@@ -43,9 +43,9 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import compiled_game
-from blindchess.arbiter.compiled_game import MAX_MOVE_ACTIONS
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.rules import compiled_game
+from blindchess.arbiter.rules.compiled_game import MAX_MOVE_ACTIONS
 from blindchess.beliefs.encoding import FRAME_SIZE, STATE_SIZE
 from blindchess.bots.attacker_bot import QUICK_ATTACKS, flipped_move
 from blindchess.errors import BlindchessError

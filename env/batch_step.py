@@ -3,11 +3,11 @@
 Why: a learner needs millions of steps, and a step through Python (`RbcEnv`, `BotOpponentEnv`,
 Gymnasium's `AsyncVectorEnv`) costs microseconds to milliseconds of interpreter and pipe time. Here
 one call walks every game of the batch: it plays the caller's action with the single-game
-environment's own compiled step (:func:`blindchess.env.step_kernel.step`: the arbiter's compiled
+environment's own compiled step (:func:`blindchess.env.env_step.step`: the arbiter's compiled
 game and the shared encoder's kernels, so observations are byte-identical), then plays the
 in-batch opponent's turns (sense and move) until the caller is to act again, and when a game ends
 records its result and starts the next game in place. No rules are written here: the legal lists,
-revision, push and end come from :mod:`blindchess.arbiter.compiled_game` through that step; the
+revision, push and end come from :mod:`blindchess.arbiter.rules.compiled_game` through that step; the
 opponents only choose among the listed actions.
 
 Per-game arrays (first axis the game; :class:`blindchess.env.batch.BatchedGames` allocates them):
@@ -38,9 +38,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from blindchess.arbiter.compiled_game import FULL_TURN_LIMIT, NONE, REASON, TURN, WINNER
+from blindchess.arbiter.rules.compiled_game import FULL_TURN_LIMIT, NONE, REASON, TURN, WINNER
 
-from .step_kernel import step
+from .env_step import step
 
 RANDOM, ATTACKER = 0, 1
 """The in-batch opponents (``opponent[g]``)."""

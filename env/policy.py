@@ -105,21 +105,39 @@ def save_policy(net: PolicyNet, variant: str, path: Union[str, Path]) -> None:
     )
 
 
+def _read(path: Union[str, Path]) -> dict[str, Any]:
+    try:
+        saved: dict[str, Any] = torch.load(str(path), map_location="cpu", weights_only=True)
+        str(saved["variant"])
+    except (OSError, KeyError, TypeError, RuntimeError) as error:
+        raise PolicyFileError(f"{path}: not a policy file of this board ({type(error).__name__}: {error})") from error
+    return saved
+
+
+def saved_variant(path: Union[str, Path]) -> str:
+    """The variant the policy saved at `path` plays (a bot made from the file declares it).
+
+    Raises:
+        PolicyFileError: not a policy file.
+    """
+    return str(_read(path)["variant"])
+
+
 def load_policy(path: Union[str, Path], variant: str, codec: ActionCodec) -> PolicyNet:
     """The policy saved at `path`, for `variant` with action numbering `codec` (float32, evaluation mode).
 
     Raises:
         PolicyFileError: not a policy file, or one for another variant or encoding version.
     """
+    saved = _read(path)
+    if saved["variant"] != variant:
+        raise PolicyFileError(f"{path}: a policy for {saved['variant']!r}, not {variant!r}")
+    if saved["encoding_version"] != ENCODING_VERSION:
+        raise PolicyFileError(f"{path}: encoding version {saved['encoding_version']}, this encoder writes {ENCODING_VERSION}")
     try:
-        saved: dict[str, Any] = torch.load(str(path), map_location="cpu", weights_only=True)
-        if saved["variant"] != variant:
-            raise PolicyFileError(f"{path}: a policy for {saved['variant']!r}, not {variant!r}")
-        if saved["encoding_version"] != ENCODING_VERSION:
-            raise PolicyFileError(f"{path}: encoding version {saved['encoding_version']}, this encoder writes {ENCODING_VERSION}")
         net = PolicyNet(codec, int(saved["hidden"]))
         state = saved["state_dict"]
         net.load_state_dict({name: tensor.float() if tensor.is_floating_point() else tensor for name, tensor in state.items()})
-    except (OSError, KeyError, TypeError, RuntimeError) as error:
+    except (KeyError, TypeError, RuntimeError) as error:
         raise PolicyFileError(f"{path}: not a policy file of this board ({type(error).__name__}: {error})") from error
     return net.eval()

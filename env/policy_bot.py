@@ -1,7 +1,7 @@
 """`PolicyBot`: a policy trained in the environment, playing as a `Player` (in matches, on the server, in the viewer).
 
 The bot sees exactly what the learner saw: its callbacks become observation events
-(:class:`~blindchess.arbiter.observing_player.ObservingPlayer`), the events go through the same
+(:class:`~blindchess.arbiter.game.observing_player.ObservingPlayer`), the events go through the same
 two-frame window of the shared encoder (:class:`~blindchess.env.view.FrameWindow`), and the masks
 come from the same action numbering. So a policy that learned in the environment plays the same
 way here.
@@ -24,15 +24,15 @@ from typing import Any, Optional, Union
 import chess
 import torch
 
-from blindchess.arbiter.observations import Observation
-from blindchess.arbiter.observing_player import ObservingPlayer
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.game.observations import Observation
+from blindchess.arbiter.game.observing_player import ObservingPlayer
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
 from blindchess.arbiter.types import Square
 from blindchess.bots.random_bot import SeedLike
 from blindchess.variants.catalog import VARIANTS
 
 from .actions import ActionCodec
-from .policy import PolicyFileError, PolicyNet, load_policy
+from .policy import PolicyFileError, PolicyNet, load_policy, saved_variant
 from .view import FrameWindow
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -104,7 +104,7 @@ def policy_bot_class(weights: Union[str, Path], rules: Rules[Any] = STANDARD) ->
     path = Path(weights).resolve()
 
     class FilePolicyBot(PolicyBot):
-        variants = frozenset({variant_name(rules)})
+        variants = frozenset({saved_variant(path)})
 
         def __init__(self, rules: Rules[Any] = rules, rng: SeedLike = None, greedy: bool = True) -> None:
             super().__init__(rules, path, rng, greedy)

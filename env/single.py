@@ -30,9 +30,9 @@ import chess
 import gymnasium
 import numpy as np
 
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import Referee
-from blindchess.arbiter.player import Player
-from blindchess.arbiter.ruleset import STANDARD
+from blindchess.arbiter.rules.ruleset import STANDARD
 from blindchess.bots.registry import make_bot, resolve_bot
 
 from .aec import AGENTS, COLOR_OF, IllegalEnvActionError, RbcEnv, spaces_for

@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from blindchess.arbiter.observations import GameEnded, Observation
+from blindchess.arbiter.game.observations import GameEnded, Observation
 from blindchess.beliefs.encoding import FRAME_SIZE, StreamEncoder
 
 N_FRAMES = 2

@@ -11,7 +11,7 @@ The proxy value of requesting a move on one board, in pawns, for the requester `
         - PIECE_VALUES[moved] / 2            if it lands on a square the opponent attacks and we don't
         - KING_VALUE                         if afterwards our king stands attacked
 
-It reads the RBC outcome (`blindchess.arbiter.rules.RequestOutcome`: slides stop at the
+It reads the RBC outcome (`blindchess.arbiter.rules.reference.RequestOutcome`: slides stop at the
 first blocker, illegal castles and pushes into pieces do nothing), never the request as if
 it were the move made. An en-passant capture is not credited (the proxy reads the target
 square, where the taken pawn is not): kept as it was when the proxy moved here, so that the
@@ -26,8 +26,8 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.bitboard_revise import request_outcome
-from blindchess.arbiter.rules import RequestOutcome
+from blindchess.arbiter.rules.fast_revision import request_outcome
+from blindchess.arbiter.rules.reference import RequestOutcome
 from blindchess.arbiter.types import Color
 
 PIECE_VALUES = {chess.PAWN: 1.0, chess.KNIGHT: 3.0, chess.BISHOP: 3.0, chess.ROOK: 5.0, chess.QUEEN: 9.0, chess.KING: 0.0}

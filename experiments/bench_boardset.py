@@ -26,9 +26,9 @@ from functools import partial
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet, ReferenceBoardSet
-from blindchess.beliefs.random_games import ObservedGame, play_random_game
+from blindchess.beliefs.observed_games import ObservedGame, play_random_game
 
 
 def _timed(action: Callable[[], None]) -> float:

@@ -16,7 +16,7 @@ import functools
 import time
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
-from blindchess.arbiter.isolation import isolated_player
+from blindchess.arbiter.sandbox.isolation import isolated_player
 from blindchess.bots.random_bot import RandomBot
 
 

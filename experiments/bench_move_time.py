@@ -37,11 +37,11 @@ import chess.engine
 import numpy as np
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.bitboard_revise import request_outcome
-from blindchess.arbiter.observations import MoveResult
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.game.observations import MoveResult
+from blindchess.arbiter.rules.fast_revision import request_outcome
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.beliefs.base import Belief
-from blindchess.beliefs.recorded_games import observed_game
+from blindchess.beliefs.observed_games import observed_game
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.presets import capped_board_set
 from blindchess.bots.trout_bot import TroutBot

@@ -50,7 +50,7 @@ import chess
 import numpy as np
 import torch
 
-from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet, LearnedPrior, StockfishSigmoid, Weighted
 from blindchess.beliefs.calibration import cross_entropy, truth_channels
 from blindchess.beliefs.neural_model import PosteriorNet, default_model, load_model

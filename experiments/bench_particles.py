@@ -40,12 +40,12 @@ from typing import Any, Union
 import chess
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameEnded, MoveResult
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import GameEnded, MoveResult
 from blindchess.beliefs import BoardSet, HybridBelief, OpponentMoveModel, ParticleFilter
 from blindchess.beliefs.calibration import cross_entropy
-from blindchess.beliefs.random_games import ObservedGame, play_random_game
-from blindchess.beliefs.recorded_games import load_records, observed_game
+from blindchess.beliefs.observed_games import ObservedGame, observed_game, play_random_game
+from blindchess.fixtures.recorded_games import load_records
 
 Tracked = Union[BoardSet, ParticleFilter, HybridBelief]
 

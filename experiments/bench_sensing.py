@@ -29,8 +29,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the acceptance lin
 import chess
 import numpy as np
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import BoardSet
 from blindchess.sensing import EntropySensePlanner, SenseContext
 from blindchess.sensing.windows import WINDOWS

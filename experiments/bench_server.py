@@ -27,8 +27,8 @@ from typing import Any, Optional
 import numpy as np
 
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.servers import ServerProcess, register
 from blindchess.server.client import ServerSession, play_remote_game
-from blindchess.server.testing import ServerProcess, register
 
 
 class TimedSession(ServerSession):

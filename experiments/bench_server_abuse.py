@@ -31,7 +31,7 @@ import numpy as np
 import requests
 
 from blindchess.experiments.bench_server import run_phase
-from blindchess.server.testing import ServerProcess
+from blindchess.fixtures.servers import ServerProcess
 
 GUESSER_ADDRESS = "127.0.0.2"
 """Where the guessers connect from: an attacker has its own address. (The players use 127.0.0.1; a throttled

@@ -34,8 +34,8 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import Square
 from blindchess.bots.random_bot import RandomBot

@@ -28,11 +28,11 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.bitboard_revise import request_outcome
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
-from blindchess.arbiter.rules import RequestOutcome
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import GameEnded, GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.fast_revision import request_outcome
+from blindchess.arbiter.rules.reference import RequestOutcome
 from blindchess.beliefs import Belief
 from blindchess.bots.flagship_config import BeliefConfig
 from blindchess.evaluation.values import PIECE_VALUES

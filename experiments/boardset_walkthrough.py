@@ -14,10 +14,10 @@ import argparse
 
 import chess
 
-from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.game.local_game import LocalGame
+from blindchess.arbiter.game.observations import GameEnded, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.game.results import describe_result
 from blindchess.arbiter.play import play_local_game
-from blindchess.arbiter.results import describe_result
 from blindchess.beliefs import BoardSet
 from blindchess.bots.attacker_bot import AttackerBot
 from blindchess.bots.random_bot import RandomBot

@@ -1,6 +1,6 @@
 """Does a CPU clock charge a bot the same whether the machine is busy or not?
 
-Under ``--clock cpu`` (`blindchess.arbiter.cpu_clock`) each bot's clock pays for the CPU its
+Under ``--clock cpu`` (`blindchess.arbiter.sandbox.cpu_clock`) each bot's clock pays for the CPU its
 own process tree used on its turn. This plays the same seeded games twice per round, back to
 back: once as the machine is, once beside a load of two CPU-bound processes this script starts
 (``while True: pass``, one per core of our machines), and compares what each bot was charged.

@@ -44,8 +44,15 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import (
+    GameEnded,
+    GameStarted,
+    MoveResult,
+    Observation,
+    OpponentMoved,
+    SenseResult,
+)
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.reference import ReferenceBoardSet
 from blindchess.bots.trout_bot import TroutBot

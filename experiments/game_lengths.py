@@ -23,8 +23,8 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.time_control import TimeControl
 from blindchess.moving.time_management import TimeManager
 
 

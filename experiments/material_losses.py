@@ -34,7 +34,7 @@ from pathlib import Path
 
 import chess
 
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
 from blindchess.evaluation.values import PIECE_VALUES
 from blindchess.tournament.results_db import ResultStore
 

@@ -26,8 +26,8 @@ import math
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.beliefs.small_board import BayesStep, EnumeratedBelief
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.beliefs.enumerated_belief import BayesStep, EnumeratedBelief
 from blindchess.variants.geometry import code_piece
 from blindchess.variants.teaching import TEACHING_4X4
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 import chess.engine
 
-from blindchess.arbiter.game import LocalGame
+from blindchess.arbiter.game.local_game import LocalGame
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import play_local_game
-from blindchess.arbiter.player import Player
 from blindchess.bots.attacker_bot import AttackerBot
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot

@@ -54,9 +54,9 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import Observation, OpponentMoved
-from blindchess.arbiter.rules import move_actions, sense_actions, sense_window
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import Observation, OpponentMoved
+from blindchess.arbiter.rules.reference import move_actions, sense_actions, sense_window
 from blindchess.beliefs.base import Belief
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.evaluation.stockfish import Engine

@@ -21,7 +21,7 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory, Turn
+from blindchess.arbiter.game.history import GameHistory, Turn
 from blindchess.experiments.true_board_regret import ScoreFile, loses_king, loses_material
 
 

@@ -33,8 +33,9 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import LocalGame, rules
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter import LocalGame
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import BoardSet
 from blindchess.bots.presets import capped_board_set
 from blindchess.dependencies import MissingDependencyError, require

@@ -5,8 +5,8 @@ StrangeFish2 lives outside the repository (BSD 3-clause; never vendored): give i
 itself and reads its optional caches from the working directory, so the script copies it into
 a temporary folder and runs it from there (the original may be read-only).
 
-Each bot plays in its own process (`blindchess.arbiter.isolation`) and, unless ``--no-ponder``,
-thinks on the other's turn (`blindchess.arbiter.pondering`): the flagship by its own
+Each bot plays in its own process (`blindchess.arbiter.sandbox.isolation`) and, unless ``--no-ponder``,
+thinks on the other's turn (`blindchess.arbiter.sandbox.pondering`): the flagship by its own
 ``ponder``, StrangeFish2 by calling its ``while_we_wait`` (the work its tournament client did
 between turns) until its turn comes. One call of ``while_we_wait`` runs for about 2 s, so
 StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own clock. Its
@@ -14,7 +14,7 @@ Stockfish gets one thread (it asks for three), as the flagship's does, and its `
 of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
 
 ``--clock-mode cpu`` charges each bot the CPU time of its own process tree (its Stockfish
-included) on its own turn instead of wall time (`blindchess.arbiter.cpu_clock`; the option is
+included) on its own turn instead of wall time (`blindchess.arbiter.sandbox.cpu_clock`; the option is
 ``--clock`` in ``blindchess match``, where this script's ``--clock`` is the time control), so that
 games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
 
@@ -47,10 +47,10 @@ from typing import Any, Optional
 import numpy as np
 
 from blindchess.arbiter import Player
-from blindchess.arbiter.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
-from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter
-from blindchess.arbiter.results import describe_result, unique_history_path
-from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.game.reconchess_adapter import ReconchessPlayerAdapter
+from blindchess.arbiter.game.results import describe_result, unique_history_path
+from blindchess.arbiter.game.time_control import TimeControl
+from blindchess.arbiter.sandbox.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
 from blindchess.arbiter.types import WinReason
 from blindchess.bots.random_bot import SeedLike
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish

@@ -35,8 +35,8 @@ from typing import Optional
 import chess
 import chess.engine
 
-from blindchess.arbiter.bitboard_revise import request_outcome
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.rules.fast_revision import request_outcome
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.evaluation.stockfish import Engine
 
 logger = logging.getLogger(__name__)

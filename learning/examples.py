@@ -39,11 +39,10 @@ from typing import Union
 import chess
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import OpponentMoved, SenseResult
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import OpponentMoved, SenseResult
 from blindchess.beliefs.encoding import ENCODING_VERSION, FRAME_SIZE, StreamEncoder, relative_targets
-from blindchess.beliefs.random_games import ObservedGame
-from blindchess.beliefs.recorded_games import observed_game
+from blindchess.beliefs.observed_games import ObservedGame, observed_game
 from blindchess.errors import BlindchessError
 
 SHARD_FORMAT = "blindchess-posterior-shard"

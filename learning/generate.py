@@ -29,9 +29,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.beliefs.random_games import ObservedGame
-from blindchess.beliefs.recorded_games import observed_game
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.beliefs.observed_games import ObservedGame, observed_game
 from blindchess.bots.registry import resolve_bot
 from blindchess.errors import BlindchessError
 from blindchess.tournament import spec as tournament

@@ -4,7 +4,7 @@ A selector reads the belief (through `blindchess.beliefs.base.Belief`) and retur
 the move actions, or None to pass. Everything it may need besides the belief comes in a
 small frozen `MoveContext`. In RBC a request is not the move made: on each board the arbiter
 may shorten a slide, turn a blocked double step into a single one or refuse the move, so a
-selector scores what would happen (`blindchess.arbiter.rules.request_outcome`), not what
+selector scores what would happen (`blindchess.arbiter.rules.reference.request_outcome`), not what
 was asked for; the move values it shares with the sense planners live in
 `blindchess.evaluation.values`.
 

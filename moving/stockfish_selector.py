@@ -50,8 +50,8 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter.bitboard_revise import request_outcome
-from blindchess.arbiter.rules import RequestOutcome
+from blindchess.arbiter.rules.fast_revision import request_outcome
+from blindchess.arbiter.rules.reference import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardList, BoardSample, draw

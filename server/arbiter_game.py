@@ -12,8 +12,8 @@ import json
 import math
 from typing import Any, Optional
 
-from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import LocalGame
 from blindchess.arbiter.types import Color
 
 

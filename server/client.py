@@ -32,11 +32,11 @@ import chess
 import requests
 import requests.auth
 
-from blindchess.arbiter.game import Game
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import Game
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import play_turn
-from blindchess.arbiter.player import Player
-from blindchess.arbiter.pondering import PonderingPlayer
+from blindchess.arbiter.sandbox.pondering import PonderingPlayer
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.errors import BlindchessError
 from blindchess.server.arbiter_game import history_from_json
@@ -293,7 +293,7 @@ def play_remote_game(session: ServerSession, game_id: int, player: Player, poll_
 
     A `PonderingPlayer` thinks from ``handle_move_result`` (after the turn ended, so on the
     opponent's time) to its next callback; the server keeps the clocks, and the opponent runs
-    elsewhere, so that costs the opponent nothing (see :mod:`blindchess.arbiter.pondering`).
+    elsewhere, so that costs the opponent nothing (see :mod:`blindchess.arbiter.sandbox.pondering`).
     """
     game = RemoteGame(session, game_id, poll_seconds)
     try:

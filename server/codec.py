@@ -12,8 +12,7 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.observations import SenseWindow
-from blindchess.arbiter.types import Square, WinReason
+from blindchess.arbiter.types import SenseWindow, Square, WinReason
 from blindchess.server.errors import InvalidRequest
 
 JSONValue = Any

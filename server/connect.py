@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.player import Player
-from blindchess.arbiter.results import describe_result, player_names, save_history
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.player import Player
+from blindchess.arbiter.game.results import describe_result, player_names, save_history
 from blindchess.arbiter.types import Color, WinReason
 from blindchess.server.client import ServerRefused, ServerSession, ServerUnavailable, play_remote_game
 

@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.game import IllegalActionError, MoveOutcome
+from blindchess.arbiter.game.local_game import IllegalActionError, MoveOutcome
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server.arbiter_game import force_timeout, history_json, new_arbiter_game
 from blindchess.server.codec import encode_sense_result

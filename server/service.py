@@ -38,9 +38,9 @@ import chess
 import numpy as np
 
 from blindchess import elo
-from blindchess.arbiter.game import MoveOutcome
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.results import describe_result
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import MoveOutcome
+from blindchess.arbiter.game.results import describe_result
 from blindchess.arbiter.types import Color, Square, WinReason
 from blindchess.server.arbiter_game import history_json, new_arbiter_game
 from blindchess.server.database import RatingRow, Store, UserRow
@@ -88,7 +88,7 @@ class ServerConfig:
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> ServerConfig:
-        """The settings ``blindchess serve``'s parsed command line gives (its flags are in ``viewer/cli_serve.py``)."""
+        """The settings ``blindchess serve``'s parsed command line gives (its flags are in ``commands/cli_serve.py``)."""
         return cls(
             seconds_per_player=args.seconds_per_player,
             seconds_increment=args.increment,

@@ -4,7 +4,7 @@
 of a dot per test it prints, as each test file completes (tests of one file may run on both
 workers), how far the run is and how that file did::
 
-    [ 12/61 files  140/520 tests  1:23] tests/unit/arbiter/test_game.py: 14 passed
+    [ 12/61 files  140/520 tests  1:23] tests/unit/arbiter/test_local_game.py: 14 passed
 
 and a failing test at once (``FAILED tests/...::test_x``), so a long run shows where it is.
 pytest's usual summary (failures, the slowest tests, the totals) follows at the end. Works with

@@ -18,11 +18,11 @@ import time
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import SenseResult
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.game.observations import SenseResult
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.beliefs import BoardSet
-from blindchess.beliefs.random_games import play_random_game
-from blindchess.beliefs.rows import Rows
+from blindchess.beliefs.drawn_boards import Rows
+from blindchess.beliefs.observed_games import play_random_game
 from blindchess.beliefs.samples import draw
 from blindchess.env import rbc_env
 

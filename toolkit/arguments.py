@@ -132,20 +132,20 @@ class Command(NamedTuple):
 
 
 COMMANDS: dict[str, Command] = {
-    "serve": Command("blindchess.viewer.cli_serve", "run a reconchess-compatible RBC game server"),
-    "view": Command("blindchess.viewer.cli_view", "open replays, beliefs and play against a bot in the browser"),
-    "connect": Command("blindchess.server.cli_connect", "connect a bot to a server and play the games it is invited to"),
-    "invite": Command("blindchess.server.cli_invite", "challenge a connected player and play the game with a bot"),
-    "imcs": Command("blindchess.variants.cli_imcs", "play one Mini-Chess game on an IMCS 2.5 server"),
-    "imcs-serve": Command("blindchess.variants.cli_imcs", "run an IMCS 2.5 protocol server for Mini-Chess"),
-    "simulchess": Command("blindchess.variants.simulchess.cli_simulchess", "play simultaneous-move chess between two bots"),
-    "match": Command("blindchess.tournament.cli_match", "play games between two bots and summarise them"),
-    "match-report": Command("blindchess.tournament.cli_match_report", "a recorded match's score, interval, clock use and losses"),
-    "tournament": Command("blindchess.tournament.cli_tournament", "play a tournament from a TOML config and rate the players"),
-    "sprt": Command("blindchess.tournament.cli_sprt", "sequential test: play pairs until A is shown better than B or not"),
-    "replay": Command("blindchess.arbiter.cli_replay", "step through a saved game history (JSON)"),
-    "playback": Command("blindchess.bots.cli_playback", "re-feed a bot its recorded game (reproduce a crash)"),
-    "posterior": Command("blindchess.learning.cli_posterior", "training data, training and scoring of the neural posterior"),
+    "serve": Command("blindchess.commands.cli_serve", "run a reconchess-compatible RBC game server"),
+    "view": Command("blindchess.commands.cli_view", "open replays, beliefs and play against a bot in the browser"),
+    "connect": Command("blindchess.commands.cli_connect", "connect a bot to a server and play the games it is invited to"),
+    "invite": Command("blindchess.commands.cli_invite", "challenge a connected player and play the game with a bot"),
+    "imcs": Command("blindchess.commands.cli_imcs", "play one Mini-Chess game on an IMCS 2.5 server"),
+    "imcs-serve": Command("blindchess.commands.cli_imcs", "run an IMCS 2.5 protocol server for Mini-Chess"),
+    "simulchess": Command("blindchess.commands.cli_simulchess", "play simultaneous-move chess between two bots"),
+    "match": Command("blindchess.commands.cli_match", "play games between two bots and summarise them"),
+    "match-report": Command("blindchess.commands.cli_match_report", "a recorded match's score, interval, clock use and losses"),
+    "tournament": Command("blindchess.commands.cli_tournament", "play a tournament from a TOML config and rate the players"),
+    "sprt": Command("blindchess.commands.cli_sprt", "sequential test: play pairs until A is shown better than B or not"),
+    "replay": Command("blindchess.commands.cli_replay", "step through a saved game history (JSON)"),
+    "playback": Command("blindchess.commands.cli_playback", "re-feed a bot its recorded game (reproduce a crash)"),
+    "posterior": Command("blindchess.commands.cli_posterior", "training data, training and scoring of the neural posterior"),
 }
 """Every subcommand, in the order ``blindchess --help`` lists them.
 

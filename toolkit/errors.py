@@ -9,12 +9,12 @@ was bad the class is also a `ValueError` (python-chess's habit), and classes tha
 were an `OSError`, `LookupError` or `PermissionError` keep that base too, so existing
 ``except ValueError`` callers keep working.
 
-One deliberate exception: `blindchess.arbiter.watchdog.BotDeadlineExceeded` is a
+One deliberate exception: `blindchess.arbiter.sandbox.watchdog.BotDeadlineExceeded` is a
 `BaseException`, not an `Exception`, so that a bot's own ``except Exception`` cannot swallow
 the arbiter's interrupt; it is not a `BlindchessError` (that would make it an `Exception`).
 
 >>> from blindchess.errors import BlindchessError
->>> from blindchess.arbiter.history import HistoryFormatError
+>>> from blindchess.arbiter.game.history import HistoryFormatError
 >>> issubclass(HistoryFormatError, BlindchessError) and issubclass(HistoryFormatError, ValueError)
 True
 """

@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from blindchess.arbiter.cpu_clock import CLOCK_MODES
-from blindchess.arbiter.pondering import PonderingNeedsIsolationError
-from blindchess.arbiter.time_control import TimeControl, TimeControlError
+from blindchess.arbiter.game.time_control import TimeControl, TimeControlError
+from blindchess.arbiter.sandbox.cpu_clock import CLOCK_MODES
+from blindchess.arbiter.sandbox.pondering import PonderingNeedsIsolationError
 from blindchess.errors import BlindchessError, did_you_mean
 
 from .spec import BotSpec, GameSpec

@@ -11,7 +11,7 @@ game never started, so it goes back to the queue without counting an attempt.
 
 Each worker ends with the driver, even a driver killed with SIGKILL (`_end_with_driver`); the
 forkserver and the resource tracker then exit by themselves, and the isolated bots of the games
-in flight die with their workers (see :mod:`blindchess.arbiter.confinement`).
+in flight die with their workers (see :mod:`blindchess.arbiter.sandbox.confinement`).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from blindchess.arbiter.pondering import PonderingNeedsIsolationError
-from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.game.time_control import TimeControl
+from blindchess.arbiter.sandbox.pondering import PonderingNeedsIsolationError
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,14 @@ class BotSpec:
     :func:`blindchess.tournament.task.build_player` for the one conversion, ``limit``).
 
     Attributes:
-        isolate: play the bot in its own process (:mod:`blindchess.arbiter.isolation`), where
+        isolate: play the bot in its own process (:mod:`blindchess.arbiter.sandbox.isolation`), where
             ``os._exit``, a segfault or the memory limit ends only its game, as its fault.
             None (the default) isolates bots loaded from a ``.py`` file, code we have not read,
             and runs registered bots and modules in the worker's process (see
             :func:`blindchess.tournament.task.isolated`).
         memory_limit_mib: an isolated bot's address-space limit beyond its process's start,
-            in MiB; None for the arbiter's default (`blindchess.arbiter.isolation.MEMORY_LIMIT_BYTES`).
-        ponder: let the bot think on its opponent's turn (:mod:`blindchess.arbiter.pondering`).
+            in MiB; None for the arbiter's default (`blindchess.arbiter.sandbox.isolation.MEMORY_LIMIT_BYTES`).
+        ponder: let the bot think on its opponent's turn (:mod:`blindchess.arbiter.sandbox.pondering`).
             It implies isolation: in the worker's process its thread would take the GIL, and so
             clock time, from the opponent; ``isolate=False`` with it is an error.
         clock: this player's own clock (time odds, as cutechess's per-engine ``tc=``), in place
@@ -79,7 +79,7 @@ class GameSpec:
             A player's `BotSpec.clock` replaces it and `increment` for that player.
         variant: a name in :data:`blindchess.tournament.task.VARIANTS`.
         clock_mode: what the clocks charge: ``wall`` time (the default, the competition's rule)
-            or each bot's own ``cpu`` time (:mod:`blindchess.arbiter.cpu_clock`; it plays
+            or each bot's own ``cpu`` time (:mod:`blindchess.arbiter.sandbox.cpu_clock`; it plays
             both bots isolated, each in a cgroup of its own).
     """
 

@@ -33,17 +33,17 @@ import chess
 import chess.engine
 
 from blindchess.arbiter import LocalGame, Player, play_local_game
-from blindchess.arbiter.cpu_clock import CpuClockUnavailableError
-from blindchess.arbiter.isolation import (
+from blindchess.arbiter.game.loading import PlayerLoadError
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
+from blindchess.arbiter.sandbox.cpu_clock import CpuClockUnavailableError
+from blindchess.arbiter.sandbox.isolation import (
     MEMORY_LIMIT_BYTES,
     BotProcessDied,
     IsolatedBotError,
     IsolatedPlayer,
     isolated_player,
 )
-from blindchess.arbiter.loading import PlayerLoadError
-from blindchess.arbiter.pondering import PonderingUnsupportedError, supports_pondering
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.sandbox.pondering import PonderingUnsupportedError, supports_pondering
 from blindchess.bots.registry import BOTS, BotConstructionError, make_bot, resolve_bot
 from blindchess.errors import BlindchessError, did_you_mean
 
@@ -164,7 +164,7 @@ def build_player(spec: BotSpec, seed: int, rules: Rules[Any], cpu_clock: bool = 
     """The bot `spec` names, seeded, in this process or (see `isolated`) in its own.
 
     With `cpu_clock` it plays in its own process, in a cgroup of its own whose CPU its clock is
-    charged (see :mod:`blindchess.arbiter.cpu_clock`); ``isolate = false`` cannot go with it.
+    charged (see :mod:`blindchess.arbiter.sandbox.cpu_clock`); ``isolate = false`` cannot go with it.
 
     Raises:
         BotConstructionError: the bot cannot be built (in its own process: it raised or died),

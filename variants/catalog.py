@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
 from blindchess.errors import BlindchessError, did_you_mean
 
 from .recon import RECON_MINICHESS, RECON_MINICHESS_IMCS

@@ -34,14 +34,13 @@ from typing import Optional
 
 import chess
 
-from blindchess.arbiter.observations import SenseWindow
-from blindchess.arbiter.types import Color, Square
+from blindchess.arbiter.types import Color, SenseWindow, Square
 from blindchess.variants.geometry import BISHOP, BLACK_OFFSET, EMPTY, KING, KNIGHT, PAWN, QUEEN, code_piece, piece_code
 from blindchess.variants.minichess import IMCS, MINICHESS, PROMOTION_FLAG, MiniChessRules, decode, encode
 
 
 class ReconMiniChessRules:
-    """The `Rules` protocol (see :mod:`blindchess.arbiter.ruleset`) over a small-board rule set.
+    """The `Rules` protocol (see :mod:`blindchess.arbiter.rules.ruleset`) over a small-board rule set.
 
     >>> rules = RECON_MINICHESS
     >>> board = rules.starting_board()

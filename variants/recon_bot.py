@@ -4,9 +4,9 @@ It is a `Player` like every RBC bot, so the arbiter's game flow runs it unchange
 its parts know the small board:
 
 - **belief**: the exact enumerated belief
-  (:class:`~blindchess.beliefs.small_board.EnumeratedBelief`), fed the
+  (:class:`~blindchess.beliefs.enumerated_belief.EnumeratedBelief`), fed the
   observation events of the arbiter's callback adapter
-  (:class:`~blindchess.arbiter.observing_player.ObservingPlayer`);
+  (:class:`~blindchess.arbiter.game.observing_player.ObservingPlayer`);
 - **sense**: the window whose contents are most uncertain, i.e. the square ``s``
   maximising the entropy ``H(W_s)`` of what the window will show under the belief
   (for a deterministic sensor this is the expected information gain);
@@ -25,9 +25,9 @@ import chess
 import numpy as np
 
 from blindchess.arbiter import ObservingPlayer
-from blindchess.arbiter.observations import GameStarted, Observation, OpponentMoved
+from blindchess.arbiter.game.observations import GameStarted, Observation, OpponentMoved
 from blindchess.arbiter.types import Square
-from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.beliefs.enumerated_belief import EnumeratedBelief
 from blindchess.variants.catalog import VARIANTS
 from blindchess.variants.geometry import BLACK_OFFSET, KING
 from blindchess.variants.minichess import Position, encode

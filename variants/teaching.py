@@ -6,7 +6,7 @@ promote to a queen, no castling, king capture wins) wrapped as a recon `Rules`
 object (:class:`~blindchess.variants.recon.ReconMiniChessRules`). With a
 handful of pieces the set of boards consistent with a player's observations stays
 small enough to enumerate and print
-(:class:`~blindchess.beliefs.small_board.EnumeratedBelief`).
+(:class:`~blindchess.beliefs.enumerated_belief.EnumeratedBelief`).
 
 Boards (placements written from the top rank down, as `MINICHESS_START` is)::
 

@@ -24,7 +24,7 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.observations import Observation
+from blindchess.arbiter.game.observations import Observation
 from blindchess.beliefs import (
     Belief,
     BoardSet,

@@ -27,8 +27,8 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.history import GameHistory, HistoryFormatError
-from blindchess.arbiter.results import describe_result
+from blindchess.arbiter.game.history import GameHistory, HistoryFormatError
+from blindchess.arbiter.game.results import describe_result
 from blindchess.errors import BlindchessError
 from blindchess.files import read_regular_file
 

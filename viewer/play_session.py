@@ -18,11 +18,11 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.faults import BotFaultError
-from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.faults import BotFaultError
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.local_game import LocalGame
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import Referee, play_turn
-from blindchess.arbiter.player import Player
 from blindchess.arbiter.types import Color, Square
 from blindchess.errors import BlindchessError
 

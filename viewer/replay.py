@@ -27,13 +27,8 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import (
-    GameEnded,
-    GameStarted,
-    Observation,
-    OpponentMoved,
-)
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import GameEnded, GameStarted, Observation, OpponentMoved
 from blindchess.arbiter.types import Color
 from blindchess.errors import BlindchessError
 
@@ -116,7 +111,7 @@ def check_ply(ply: int, plies: int) -> int:
 def event_plies(events: list[Observation]) -> list[int]:
     """The ply by which the player knew each of its `events` (see the module docstring); GameEnded gets -1.
 
-    >>> from blindchess.arbiter.observations import MoveResult, SenseResult
+    >>> from blindchess.arbiter.game.observations import MoveResult, SenseResult
     >>> black = [GameStarted(chess.BLACK, chess.STARTING_FEN), OpponentMoved(None), SenseResult(None, ()),
     ...          MoveResult(None, None, None), OpponentMoved(None)]
     >>> event_plies(black)

@@ -17,8 +17,8 @@ from typing import Any, Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.beliefs.enumerated_belief import EnumeratedBelief
 from blindchess.bots.registry import BOTS, make_bot, resolve_bot
 from blindchess.errors import BlindchessError
 from blindchess.ids import parse_game_id

@@ -18,9 +18,9 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import MoveResult, SenseResult
-from blindchess.beliefs.small_board import BayesStep, BoardKey, EnumeratedBelief
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import MoveResult, SenseResult
+from blindchess.beliefs.enumerated_belief import BayesStep, BoardKey, EnumeratedBelief
 from blindchess.variants.geometry import code_piece
 from blindchess.variants.recon import ReconMiniChessRules
 from blindchess.variants.teaching import TEACHING_BOARDS

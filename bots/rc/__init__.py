@@ -6,5 +6,5 @@ reconchess's `load_player` accepts a module name, so::
     rc-connect blindchess.bots.rc.random_bot ...
 
 Importing these modules imports reconchess (a test dependency). For your own bot, write a file
-with ``MyBot = to_reconchess_class(MyBot)`` (from `blindchess.arbiter.reconchess_adapter`).
+with ``MyBot = to_reconchess_class(MyBot)`` (from `blindchess.arbiter.game.reconchess_adapter`).
 """

@@ -1,4 +1,4 @@
-"""The RBC rules appear in compiled code in exactly one module, :mod:`blindchess.arbiter.compiled_rules` (issue 38).
+"""The RBC rules appear in compiled code in exactly one module, :mod:`blindchess.arbiter.rules.compiled_rules` (issue 38).
 
 What counts as writing rules, read from each module's source (`ast`, nothing imported or compiled):
 
@@ -10,7 +10,7 @@ What counts as writing rules, read from each module's source (`ast`, nothing imp
   (``attack``, ``revis``, ``castl``, ``pseudo``, ``move_gen``);
 - in a module holding compiled functions, a table built from python-chess's attacks or rays
   (``chess.BB_*_ATTACKS``, ``chess.BB_RAYS``, ``chess.between``, ``chess.ray``), except in
-  :mod:`blindchess.arbiter.bitboard_tables`, which builds the shared tables.
+  :mod:`blindchess.arbiter.rules.lookup_tables`, which builds the shared tables.
 
 Other compiled code asks the core (its functions are plain cached numba functions, which LLVM
 inlines across modules). The self-test plants each kind of offender and a clean function.
@@ -23,8 +23,8 @@ import re
 
 from .modules import all_modules
 
-CORE = "blindchess.arbiter.compiled_rules"
-TABLES_MODULE = "blindchess.arbiter.bitboard_tables"
+CORE = "blindchess.arbiter.rules.compiled_rules"
+TABLES_MODULE = "blindchess.arbiter.rules.lookup_tables"
 """The lookup tables every compiled module shares; its own compiled functions are bit helpers, checked like any."""
 TABLES = {"KNIGHT_ATTACKS", "KING_ATTACKS", "PAWN_ATTACKS", "RAY_SQUARES", "RAY_LENGTHS", "BETWEEN", "DIRECTION_TO"}
 RULE_NAMES = re.compile(r"attack|revis|castl|pseudo|move_gen")
@@ -84,8 +84,8 @@ def test_the_check_catches_each_kind_of_offender() -> None:
 import chess
 import numba as nb
 import numpy as np
-from blindchess.arbiter import bitboard_tables as tables
-from blindchess.arbiter.bitboard_tables import BIT, KNIGHT_ATTACKS
+from blindchess.arbiter.rules import lookup_tables as tables
+from blindchess.arbiter.rules.lookup_tables import BIT, KNIGHT_ATTACKS
 
 _RAYS = np.array(chess.BB_RAYS, dtype=np.uint64)
 

@@ -36,6 +36,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("env",),  # the learning environments: drive the arbiter, play the bots and the variants
     ("tournament", "viewer"),  # tournament plays the variants; the viewer serves through server/
     ("learning",),  # plays bots through tournament/'s executors to make training data
+    ("commands",),  # one module a subcommand: parse the arguments, call the library
+    ("fixtures",),  # games, beliefs and servers for tests, benchmarks and screenshots; never imported at run time
     ("experiments",),
     ("tests",),
 )
@@ -99,7 +101,7 @@ def _ours(name: str) -> bool:
 CLI_MODULES = {"blindchess.cli", "blindchess.__main__"}
 """The command line: it reaches every subcommand, so only tests import it."""
 
-CLI_USERS = {"blindchess.server.testing": "test tooling: the fault-injecting server reuses the serve command's parser"}
+CLI_USERS = {"blindchess.fixtures.servers": "test tooling: the fault-injecting server reuses the serve command's parser"}
 """Modules outside tests that may import the CLI, each with its reason."""
 
 
@@ -337,6 +339,7 @@ SHARED_NAMES = {
     "__main__.py": "``python -m`` entry point",
     "conftest.py": "pytest fixtures of a test folder",
     "base.py": "the one protocol of a seam (beliefs/, sensing/, moving/)",
+    "reference.py": "the slow, obviously correct implementation a fast one is tested against (arbiter/rules/, beliefs/)",
     "rules.py": "a game's rules as pure functions, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
     "game.py": "a game's flow over its rules, one per game (RBC in arbiter/, simulchess in variants/simulchess/)",
     "app.py": "a subsystem's web application, its HTTP routes over its state (server/, viewer/)",
@@ -384,3 +387,88 @@ def test_the_name_check_flags_a_clash_but_not_a_mirror_or_a_shared_name() -> Non
         "blindchess.sensing.base", "blindchess.moving.base",  # a shared name
     )]
     assert name_clashes(modules) == ["store.py: in beliefs, server"]
+
+
+ARBITER_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("types",),
+    ("rules",),
+    ("game",),
+    ("sandbox",),
+    ("play",),
+)
+"""The arbiter's own rooms, lowest first: plain aliases, the rules, the game, the sandbox a bot runs in, and the
+play loop over all of them (the package's ``__init__`` re-exports from every room, so it sits on top)."""
+
+
+def arbiter_room(name: str) -> int | None:
+    """The rank of the arbiter room that module `name` is in (None: not in the arbiter, or the package itself).
+
+    >>> arbiter_room("blindchess.arbiter.rules.reference") < arbiter_room("blindchess.arbiter.game.play_turns") or True
+    True
+    >>> arbiter_room("blindchess.arbiter.types"), arbiter_room("blindchess.arbiter.sandbox.wire"), arbiter_room("blindchess.arbiter")
+    (0, 3, None)
+    """
+    parts = name.split(".")
+    if parts[:2] != ["blindchess", "arbiter"] or len(parts) < 3:
+        return None
+    for index, rooms in enumerate(ARBITER_LAYERS):
+        if parts[2] in rooms:
+            return index
+    raise KeyError(f"arbiter module {name!r} is in no room: add it to ARBITER_LAYERS in tests/checks/test_layout.py")
+
+
+def arbiter_room_violations(modules: list[SourceModule]) -> list[str]:
+    problems = []
+    for module in modules:
+        here = arbiter_room(module.name)
+        if here is None:
+            continue
+        for line, name in imported_modules(module):
+            there = arbiter_room(name)
+            if name == "blindchess.arbiter":
+                problems.append(f"{module.name}:{line} imports the arbiter package itself: import the module that holds the name")
+            elif there is not None and there > here:
+                problems.append(
+                    f"{module.name}:{line} imports {name}: {ARBITER_LAYERS[here]} may not import the higher room {ARBITER_LAYERS[there]}"
+                )
+    return problems
+
+
+def test_the_arbiter_rooms_import_only_downwards() -> None:
+    """Inside the arbiter: the rules know nothing of the game, the game nothing of the sandbox, and only the play loop sees all."""
+    problems = arbiter_room_violations(MODULES)
+    assert not problems, "arbiter room violations:\n" + "\n".join(problems)
+
+
+def test_the_room_check_flags_an_upward_import(tmp_path: Path) -> None:
+    source = tmp_path / "reference.py"
+    source.write_text("from ..game.history import GameHistory\nfrom ..types import Square\n", encoding="utf-8")
+    problems = arbiter_room_violations([SourceModule("blindchess.arbiter.rules.reference", "arbiter", source, False)])
+    assert len(problems) == 1 and "blindchess.arbiter.game.history" in problems[0]
+
+
+MECHANISM_WORDS = ("kernels", "kernel", "rows", "compact", "store", "delegated", "tables", "utils", "helpers", "misc", "common")
+"""Words that say how a module works, not what it holds: a file named by one of them alone, ``bitboard_*`` or
+``*_kernel(s)`` is named by mechanism. Modules are named for their role: ``fast_revision``, not ``bitboard_revise``."""
+
+
+def mechanism_named(modules: list[SourceModule]) -> list[str]:
+    named = []
+    for module in modules:
+        stem = module.path.stem
+        if module.folder == "tests" or stem.startswith("test_") or stem == "__init__":
+            continue
+        if stem in MECHANISM_WORDS or stem.startswith("bitboard_") or stem.endswith(("_kernel", "_kernels")):
+            named.append(f"{source_folder(module)}/{module.path.name}")
+    return named
+
+
+def test_no_library_file_is_named_by_mechanism_alone() -> None:
+    named = mechanism_named(MODULES)
+    assert not named, f"modules named by mechanism, not role (rename them for what they hold): {named}"
+
+
+def test_the_mechanism_check_flags_kernels_and_bitboards() -> None:
+    modules = [SourceModule(f"blindchess.beliefs.{stem}", "beliefs", Path(f"{stem}.py"), False)
+               for stem in ("row_kernels", "bitboard_push", "store", "board_set_updates", "fast_revision")]
+    assert mechanism_named(modules) == ["beliefs/row_kernels.py", "beliefs/bitboard_push.py", "beliefs/store.py"]

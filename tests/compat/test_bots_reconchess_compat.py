@@ -22,7 +22,7 @@ import reconchess.bots.attacker_bot
 import reconchess.bots.random_bot
 
 from blindchess.arbiter import GameHistory, LocalGame, Player, WinReason, load_player, play_local_game
-from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
+from blindchess.arbiter.game.reconchess_adapter import from_reconchess_class, to_reconchess_class
 from blindchess.bots.attacker_bot import AttackerBot
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot

@@ -26,12 +26,12 @@ from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 from reconchess.history import GameHistoryEncoder
 
-from blindchess.arbiter.reconchess_adapter import from_reconchess_class, to_reconchess_class
+from blindchess.arbiter.game.reconchess_adapter import from_reconchess_class, to_reconchess_class
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.servers import register
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.server.testing import register
 
 TURN_LIMIT = 8
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
 from blindchess.beliefs import (
     Belief,
     BoardSet,
@@ -30,7 +30,7 @@ from blindchess.beliefs import (
     ReferenceBoardSet,
     weighted,
 )  # fmt: skip
-from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.beliefs.enumerated_belief import EnumeratedBelief
 from blindchess.variants.teaching import TEACHING_4X4
 
 

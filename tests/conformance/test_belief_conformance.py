@@ -16,8 +16,15 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.arbiter.ruleset import Rules
+from blindchess.arbiter.game.observations import (
+    GameEnded,
+    GameStarted,
+    MoveResult,
+    Observation,
+    OpponentMoved,
+    SenseResult,
+)
+from blindchess.arbiter.rules.ruleset import Rules
 from blindchess.beliefs import (
     N_CHANNELS,
     Belief,
@@ -28,7 +35,7 @@ from blindchess.beliefs import (
     UnexpectedObservationError,
     channel,
 )
-from blindchess.beliefs.random_games import ObservedGame, play_random_game
+from blindchess.beliefs.observed_games import ObservedGame, play_random_game
 from blindchess.beliefs.validation import STANDARD_WINDOWS
 from blindchess.tests.conformance.belief_registry import BELIEF_FACTORIES, BeliefFactory
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import LocalGame, Observation, ObservingPlayer, Player, play_local_game
-from blindchess.arbiter.observations import GameEnded, GameStarted, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, GameStarted, SenseResult
 from blindchess.arbiter.types import Square
 from blindchess.beliefs import BeliefPlayerMixin, BoardSet
 from blindchess.bots.belief_bot import BeliefBot

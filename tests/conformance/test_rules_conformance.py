@@ -13,7 +13,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.ruleset import STANDARD, Rules
+from blindchess.arbiter.rules.ruleset import STANDARD, Rules
 from blindchess.variants.minichess import IMCS, MINICHESS, MiniChessRules, Outcome, Termination
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS
 from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5

@@ -13,8 +13,8 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import Observation
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.game.observations import Observation
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.beliefs.base import Belief, WeightedBoards
 from blindchess.beliefs.samples import board_grid
 from blindchess.sensing import (

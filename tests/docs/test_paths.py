@@ -75,4 +75,4 @@ def test_every_path_the_docs_name_exists(page: Path) -> None:
 def test_the_pages_name_paths() -> None:
     """The rule finds what the pages name (so an empty scan cannot pass for a clean one)."""
     named = {written for page in PAGES for _, written, _ in named_paths(page.read_text(), page.parent, ROOT)}
-    assert {"arbiter/cli_replay.py", "bots/registry.py", "run.sh", "cli.md"} <= named
+    assert {"commands/cli_replay.py", "bots/registry.py", "run.sh", "cli.md"} <= named

@@ -24,11 +24,11 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.results import describe_result, player_names
+from blindchess.arbiter.game.results import describe_result, player_names
 from blindchess.beliefs import BoardSet
+from blindchess.fixtures.demo_games import random_game, teaching_game
 from blindchess.viewer.app import served_viewer
 from blindchess.viewer.belief_views import DEFAULT_MAX_BOARDS
-from blindchess.viewer.demo_games import random_game, teaching_game
 from blindchess.viewer.library import GameLibrary
 from blindchess.viewer.serving import AppThread
 from blindchess.viewer.state import ViewerState
@@ -265,8 +265,8 @@ def check_bad_input_gets_a_clear_page(viewer: tuple[str, ViewerState], page: Any
 
 
 def check_server_pages_list_a_game_in_progress_and_show_its_replay_once_it_ends(page: Any, folder: Path) -> None:
+    from blindchess.commands.cli_serve import serving_app
     from blindchess.server.server import ServerThread
-    from blindchess.viewer.cli_serve import serving_app
 
     with ServerThread(folder / "db.sqlite3", build=serving_app) as server:
         service = server.service

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
-from blindchess.arbiter.observations import GameEnded
+from blindchess.arbiter.game.observations import GameEnded
 from blindchess.beliefs import BoardSet, OpponentMoveModel
-from blindchess.beliefs.compact import board_key
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.board_layout import board_key
+from blindchess.beliefs.observed_games import play_random_game
 
 GAMES = 400
 CAP = 3000

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter import rules
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import BoardSet
 from blindchess.evaluation.king_hunt import engine_votes, king_squares
 from blindchess.moving.selector_config import HuntSettings, SafetySettings, SearchSettings, SelectorConfig

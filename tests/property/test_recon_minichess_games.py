@@ -12,7 +12,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.game import LocalGame
+from blindchess.arbiter.game.local_game import LocalGame
 from blindchess.arbiter.play import play_local_game
 from blindchess.arbiter.types import WinReason
 from blindchess.variants.recon import RECON_MINICHESS, RECON_MINICHESS_IMCS, ReconMiniChessRules

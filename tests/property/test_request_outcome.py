@@ -5,7 +5,7 @@ before the outcome became a rule: revise the request, copy the board, push, and 
 board after. On every move action (and the pass) of positions from random RBC games drawn
 by hypothesis, and of hand-made positions for the rare cases (castling, en passant that
 opens a rank onto the king, promotions, slides cut short), `rules.request_outcome` and
-`bitboard_revise.request_outcome` must report the same taken move and capture, and their
+`fast_revision.request_outcome` must report the same taken move and capture, and their
 bitboard answers about the board after (attackers of every square for both colours, the
 kings, exposure, occupancy) must equal the pushed board's; `outcome_value` must equal the
 proxy as it was computed on the pushed board.
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter import bitboard_revise, rules
+from blindchess.arbiter.rules import fast_revision
+from blindchess.arbiter.rules import reference as rules
 from blindchess.evaluation.values import KING_VALUE, PIECE_VALUES, outcome_value
 
 EDGE_FENS = [
@@ -78,7 +79,7 @@ def assert_outcomes_match(board: chess.Board) -> int:
     color = board.turn
     for move in [None, *rules.move_actions(board)]:
         taken, captured, after = reference_after(board, move)
-        for outcome in (rules.request_outcome(board, move), bitboard_revise.request_outcome(board, move)):
+        for outcome in (rules.request_outcome(board, move), fast_revision.request_outcome(board, move)):
             assert (outcome.taken, outcome.captured) == (taken, captured), (board.fen(), move)
             assert outcome.after().fen() == after.fen()
             assert outcome.captures_king == (captured is not None and captured.piece_type == chess.KING)

@@ -8,9 +8,9 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs.base import Belief, InconsistentObservationError, WeightedBoards
-from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.beliefs.enumerated_belief import EnumeratedBelief
 from blindchess.variants.recon import ReconMiniChessRules
 from blindchess.variants.teaching import TEACHING_4X4, TEACHING_4X5
 

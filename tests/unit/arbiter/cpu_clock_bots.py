@@ -17,7 +17,7 @@ from typing import Any, Optional
 import chess
 import pytest
 
-from blindchess.arbiter.cpu_clock import CpuClockUnavailableError, check_cpu_clock
+from blindchess.arbiter.sandbox.cpu_clock import CpuClockUnavailableError, check_cpu_clock
 from blindchess.bots.random_bot import RandomBot
 
 WORK = 0.2

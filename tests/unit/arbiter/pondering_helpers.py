@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import chess
 
-from blindchess.arbiter.isolation import CALLBACKS
+from blindchess.arbiter.sandbox.isolation import CALLBACKS
 from blindchess.bots.random_bot import RandomBot
 
 

@@ -1,8 +1,8 @@
 """The fast bitboard readers agree with their references on seeded random RBC positions.
 
-`bitboard_moves.move_actions` must equal `rules.move_actions` (same moves, same order) and
-`bitboard_read.fen` must equal python-chess's ``fen(en_passant="fen")`` and
-`bitboard_read.sense_window` must equal `rules.sense_window` (every centre), on positions from
+`fast_actions.move_actions` must equal `rules.move_actions` (same moves, same order) and
+`fast_reading.fen` must equal python-chess's ``fen(en_passant="fen")`` and
+`fast_reading.sense_window` must equal `rules.sense_window` (every centre), on positions from
 random games (castling rights, en passant squares, promotions and king captures
 included) and on a few hand-made edge cases.
 """
@@ -13,7 +13,8 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import bitboard_moves, bitboard_read, rules
+from blindchess.arbiter.rules import fast_actions, fast_reading
+from blindchess.arbiter.rules import reference as rules
 
 EDGE_FENS = [
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",  # castling both ways, both colours
@@ -54,27 +55,27 @@ def test_fast_readers_match_references_on_random_games(seed: int) -> None:
     rng = np.random.default_rng(seed)
     assert len(boards) > 1000
     for board in boards:
-        assert bitboard_moves.move_actions(board) == rules.move_actions(board), board.fen()
-        assert bitboard_read.fen(board) == board.fen(en_passant="fen")
+        assert fast_actions.move_actions(board) == rules.move_actions(board), board.fen()
+        assert fast_reading.fen(board) == board.fen(en_passant="fen")
     for center in chess.SQUARES:
-        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
+        assert fast_reading.sense_window(board, center) == rules.sense_window(board, center)
         snapshot = board.copy(stack=False)  # histories format stackless copies
-        assert bitboard_read.fen(snapshot) == board.fen(en_passant="fen")
+        assert fast_reading.fen(snapshot) == board.fen(en_passant="fen")
         center = int(rng.integers(64))
-        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
+        assert fast_reading.sense_window(board, center) == rules.sense_window(board, center)
 
 
 @pytest.mark.parametrize("fen", EDGE_FENS)
 def test_fast_readers_match_references_on_edge_cases(fen: str) -> None:
     board = chess.Board(fen)
-    assert bitboard_moves.move_actions(board) == rules.move_actions(board)
-    assert bitboard_read.fen(board) == board.fen(en_passant="fen")
+    assert fast_actions.move_actions(board) == rules.move_actions(board)
+    assert fast_reading.fen(board) == board.fen(en_passant="fen")
     for center in chess.SQUARES:
-        assert bitboard_read.sense_window(board, center) == rules.sense_window(board, center)
+        assert fast_reading.sense_window(board, center) == rules.sense_window(board, center)
 
 
 def test_move_actions_stay_equal_across_cache_resets(monkeypatch: pytest.MonkeyPatch) -> None:
     """A tiny cache limit empties the move tables over and over; the answers must not change."""
-    monkeypatch.setattr(bitboard_moves, "CACHE_LIMIT", 3)
+    monkeypatch.setattr(fast_actions, "CACHE_LIMIT", 3)
     for board in random_positions(5, 3):
-        assert bitboard_moves.move_actions(board) == rules.move_actions(board), board.fen()
+        assert fast_actions.move_actions(board) == rules.move_actions(board), board.fen()

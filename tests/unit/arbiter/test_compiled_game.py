@@ -13,9 +13,10 @@ from collections import Counter
 import chess
 import numpy as np
 
-from blindchess.arbiter import compiled_game, rules
-from blindchess.arbiter.compiled_game import MAX_MOVE_ACTIONS, NONE, REASON, SENSE_WINDOWS, WINNER
-from blindchess.arbiter.game import LocalGame
+from blindchess.arbiter.game.local_game import LocalGame
+from blindchess.arbiter.rules import compiled_game
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.compiled_game import MAX_MOVE_ACTIONS, NONE, REASON, SENSE_WINDOWS, WINNER
 from blindchess.arbiter.types import WinReason
 
 from .test_compiled_rules import number

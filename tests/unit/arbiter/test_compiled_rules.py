@@ -1,7 +1,7 @@
 """The compiled rules core against the reference and the fast Python path: three writings of the RBC rules, one answer.
 
 The reference (`rules.py` over python-chess), the fast Python path `LocalGame` runs
-(`bitboard_moves`, `bitboard_revise`, `bitboard_push`) and the compiled core
+(`fast_actions`, `fast_revision`, `fast_push`) and the compiled core
 (`compiled_rules`, through the compiled game's state arrays, which is how every compiled user
 reaches it) must give at a position the same move actions (the same list, in order, duplicates
 included) and, for every move action's number, the same revised move, capture square and board
@@ -26,8 +26,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter import bitboard_moves, bitboard_push, bitboard_revise, compiled_game, rules
-from blindchess.arbiter.compiled_game import MAX_MOVE_ACTIONS, NONE
+from blindchess.arbiter.rules import compiled_game, fast_actions, fast_push, fast_revision
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.compiled_game import MAX_MOVE_ACTIONS, NONE
 
 GAMES = 500
 MAX_PLIES = 60
@@ -54,7 +55,7 @@ def check_actions(board: chess.Board, state: State) -> dict[int, chess.Move]:
     """The three lists of move actions are one; returns each number's first move action (what the number means)."""
     out = np.zeros(MAX_MOVE_ACTIONS, dtype=np.int64)
     compiled = out[: compiled_game.move_action_numbers(*state, out)].tolist()
-    moves = bitboard_moves.move_actions(board)
+    moves = fast_actions.move_actions(board)
     assert rules.move_actions(board) == moves, board.fen()
     numbers = [number(move) for move in moves]
     assert numbers == compiled, board.fen()
@@ -71,7 +72,7 @@ def check_request(
     requested = rules.with_default_promotion(board, move)
     taken = rules.revise_move(board, requested)
     capture = rules.capture_square_of_move(board, taken)
-    fast = bitboard_revise.request_outcome(board, move)
+    fast = fast_revision.request_outcome(board, move)
     assert (fast.taken, fast.capture_square) == (taken, capture), (board.fen(), move)
     origin, target, _, taken_to, promotion, capture_square = compiled_game.request(*state, number(move))
     assert (origin, target) == (move.from_square, move.to_square)
@@ -79,7 +80,7 @@ def check_request(
     assert capture_square == (-1 if capture is None else capture), (board.fen(), move)
     after_reference, after_fast = board.copy(stack=False), board.copy(stack=False)
     rules.push(after_reference, taken)
-    bitboard_push.push(after_fast, taken)
+    fast_push.push(after_fast, taken)
     after = (state[0].copy(), state[1].copy())
     compiled_game.push(*after, origin if taken_to >= 0 else -1, taken_to, promotion)
     assert compiled_game.agrees(after_reference, *after), (board.fen(), move)
@@ -121,7 +122,7 @@ def play(seed: int, seen: Counter[str], picks: Optional[list[int]] = None) -> No
         actions = [*dict.fromkeys(out[: compiled_game.move_action_numbers(*state, out)].tolist()), NONE]
         action = actions[int(rng.integers(len(actions))) if picks is None else picks[ply] % len(actions)]
         if action == NONE:
-            bitboard_push.push(board, None)
+            fast_push.push(board, None)
             compiled_game.push(*state, -1, -1, 0)
             assert compiled_game.agrees(board, *state)
         else:

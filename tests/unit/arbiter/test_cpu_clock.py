@@ -15,9 +15,9 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
-from blindchess.arbiter.cpu_clock import CgroupCpuMeter, CpuClockUnavailableError, own_cgroup
-from blindchess.arbiter.isolation import isolated_player
-from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.game.time_control import TimeControl
+from blindchess.arbiter.sandbox.cpu_clock import CgroupCpuMeter, CpuClockUnavailableError, own_cgroup
+from blindchess.arbiter.sandbox.isolation import isolated_player
 from blindchess.bots.random_bot import RandomBot
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.task import play_game

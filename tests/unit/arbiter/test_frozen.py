@@ -9,8 +9,9 @@ from typing import Any
 import chess
 import pytest
 
-from blindchess.arbiter import WinReason, play_local_game, rules
-from blindchess.arbiter.frozen import FrozenPiece, frozen_piece
+from blindchess.arbiter import WinReason, play_local_game
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.frozen import FrozenPiece, frozen_piece
 from blindchess.bots.random_bot import RandomBot
 
 PIECES = [(piece_type, color) for piece_type in chess.PIECE_TYPES for color in chess.COLORS]

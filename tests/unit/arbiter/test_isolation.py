@@ -18,7 +18,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
-from blindchess.arbiter.isolation import BotProcessDied, IsolatedBotError, isolated_player
+from blindchess.arbiter.sandbox.isolation import BotProcessDied, IsolatedBotError, isolated_player
 from blindchess.bots.random_bot import RandomBot
 from blindchess.cli import main
 

@@ -21,9 +21,9 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
-from blindchess.arbiter.bot_wire import MAX_REPLY_BYTES
-from blindchess.arbiter.confinement import NAMESPACES, confine
-from blindchess.arbiter.isolation import isolated_player
+from blindchess.arbiter.sandbox.confinement import NAMESPACES, confine
+from blindchess.arbiter.sandbox.isolation import isolated_player
+from blindchess.arbiter.sandbox.wire import MAX_REPLY_BYTES
 from blindchess.bots.random_bot import RandomBot
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="confinement is Linux's (namespaces, prctl)")

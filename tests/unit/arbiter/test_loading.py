@@ -12,8 +12,12 @@ import reconchess
 import reconchess.bots.random_bot
 
 from blindchess.arbiter import Player, PlayerLoadError, load_player
-from blindchess.arbiter.reconchess_adapter import ReconchessPlayerAdapter, from_reconchess_class, to_reconchess_class
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.game.reconchess_adapter import (
+    ReconchessPlayerAdapter,
+    from_reconchess_class,
+    to_reconchess_class,
+)
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.registry import BOTS, DuplicateBotNameError, make_bot, register_bot, resolve_bot
 

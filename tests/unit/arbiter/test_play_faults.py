@@ -19,8 +19,8 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, Observation, Player, Turn, WinReason, play_local_game, play_turn
-from blindchess.arbiter.isolation import CALLBACKS
-from blindchess.arbiter.watchdog import BotDeadlineExceeded
+from blindchess.arbiter.sandbox.isolation import CALLBACKS
+from blindchess.arbiter.sandbox.watchdog import BotDeadlineExceeded
 
 
 class SteadyBot(Player):

@@ -16,8 +16,8 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
-from blindchess.arbiter.isolation import isolated_player
-from blindchess.arbiter.pondering import (
+from blindchess.arbiter.sandbox.isolation import isolated_player
+from blindchess.arbiter.sandbox.pondering import (
     Ponderer,
     PonderingNeedsIsolationError,
     PonderingUnsupportedError,

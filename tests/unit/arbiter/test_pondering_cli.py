@@ -14,7 +14,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory
-from blindchess.arbiter.pondering import (
+from blindchess.arbiter.sandbox.pondering import (
     PonderingNeedsIsolationError,
     PonderingPlayer,
     PonderingUnsupportedError,
@@ -22,11 +22,11 @@ from blindchess.arbiter.pondering import (
 )
 from blindchess.bots.random_bot import RandomBot
 from blindchess.cli import main
-from blindchess.server.cli_connect import bot_factory
+from blindchess.commands.cli_connect import bot_factory
+from blindchess.fixtures.servers import register
 from blindchess.server.client import play_remote_game
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.server.testing import register
 from blindchess.tournament.config import ConfigError, parse_config
 from blindchess.tournament.spec import BotSpec, GameSpec
 from blindchess.tournament.task import isolated

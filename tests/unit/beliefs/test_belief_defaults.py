@@ -13,9 +13,9 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameEnded
+from blindchess.arbiter.game.observations import GameEnded
 from blindchess.beliefs import UNIFORM, BoardSet, HybridBelief, ParticleFilter
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.observed_games import play_random_game
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -15,8 +15,8 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
-from blindchess.arbiter.rules import sense_window
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.rules.reference import sense_window
 from blindchess.beliefs import (
     Belief,
     BeliefError,
@@ -27,7 +27,7 @@ from blindchess.beliefs import (
     ParticleFilter,
     ReferenceBoardSet,
 )
-from blindchess.beliefs.small_board import EnumeratedBelief
+from blindchess.beliefs.enumerated_belief import EnumeratedBelief
 from blindchess.variants.teaching import TEACHING_4X4
 
 BELIEFS: dict[str, Callable[[], Belief]] = {

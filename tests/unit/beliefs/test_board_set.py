@@ -9,10 +9,10 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.game import LocalGame
-from blindchess.arbiter.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.local_game import LocalGame
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.player import Player
 from blindchess.arbiter.play import play_local_game
-from blindchess.arbiter.player import Player
 from blindchess.beliefs import (
     Belief,
     BeliefPlayerMixin,
@@ -36,7 +36,7 @@ def _black_after_e4_sensed_empty() -> list[Observation]:
 
 
 def _window(square: int) -> list[tuple[chess.Square, Optional[chess.Piece]]]:
-    from blindchess.arbiter.rules import sense_window
+    from blindchess.arbiter.rules.reference import sense_window
 
     return list(sense_window(chess.Board(), square))
 
@@ -94,7 +94,7 @@ def test_opening_counts_match_rbc() -> None:
 def test_weighted_set_matches_reference_weights() -> None:
     model = OpponentMoveModel.capture_biased()
     rng = np.random.default_rng(5)
-    from blindchess.beliefs.random_games import play_random_game
+    from blindchess.beliefs.observed_games import play_random_game
 
     game = play_random_game(rng, full_turn_limit=3)
     fast, reference = BoardSet(max_boards=None, move_model=model), ReferenceBoardSet(model)
@@ -102,7 +102,7 @@ def test_weighted_set_matches_reference_weights() -> None:
         fast.update(event)
         reference.update(event)
         expected = reference.weights_by_key()
-        from blindchess.beliefs.compact import board_key
+        from blindchess.beliefs.board_layout import board_key
 
         got = {board_key(fast.board(i)): w for i, w in enumerate(fast.weights())}
         assert got.keys() == expected.keys()

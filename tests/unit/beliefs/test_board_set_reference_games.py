@@ -25,10 +25,10 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.history import GameHistory, Turn
-from blindchess.arbiter.observations import MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.history import GameHistory, Turn
+from blindchess.arbiter.game.observations import MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet, InconsistentObservationError, ReferenceBoardSet
-from blindchess.beliefs.recorded_games import load_records
+from blindchess.fixtures.recorded_games import load_records
 
 REFERENCE_LIMIT = 60
 SUBSET = 12

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter.observations import GameEnded, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, Observation, OpponentMoved, SenseResult
 from blindchess.beliefs import (
     BoardSet,
     HybridBelief,
@@ -26,7 +26,7 @@ from blindchess.beliefs import (
 from blindchess.beliefs.board_weights import grid_board
 from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.neural_posterior import NETWORK_SHARE, sampled_marginals
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.observed_games import play_random_game
 
 GAME = play_random_game(np.random.default_rng(4), full_turn_limit=4)
 

@@ -9,8 +9,15 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import (
+    GameEnded,
+    GameStarted,
+    MoveResult,
+    Observation,
+    OpponentMoved,
+    SenseResult,
+)
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
 from blindchess.beliefs.encoding import (
     FRAME_SCALE,
@@ -21,7 +28,8 @@ from blindchess.beliefs.encoding import (
     relative_square,
     relative_targets,
 )
-from blindchess.beliefs.recorded_games import load_records, observed_game
+from blindchess.beliefs.observed_games import observed_game
+from blindchess.fixtures.recorded_games import load_records
 
 RECORDS = load_records()[::30]  # 11 games across every pairing of the fixture
 

@@ -10,9 +10,9 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.observations import GameEnded, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, SenseResult
 from blindchess.beliefs import HybridBelief
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.observed_games import play_random_game
 
 
 def test_hands_over_and_returns_keeping_the_truth_while_exact() -> None:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter.observations import GameEnded, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import GameEnded, OpponentMoved, SenseResult
 from blindchess.beliefs import (
     BoardSet,
     InconsistentObservationError,
@@ -22,10 +22,10 @@ from blindchess.beliefs import (
     ParticleFilter,
     UnexpectedObservationError,
 )
+from blindchess.beliefs.board_set_updates import MAX_CHILDREN
 from blindchess.beliefs.calibration import noisy_sensing_calibration
-from blindchess.beliefs.kernels import MAX_CHILDREN
+from blindchess.beliefs.observed_games import ObservedGame, play_random_game
 from blindchess.beliefs.particle_filter import systematic_counts
-from blindchess.beliefs.random_games import ObservedGame, play_random_game
 
 EXACT_CAP = 400_000
 

@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from blindchess.arbiter.rules import move_actions, sense_actions
+from blindchess.arbiter.rules.reference import move_actions, sense_actions
 from blindchess.bots.attacker_bot import QUICK_ATTACKS, AttackerBot, flipped_move
 from blindchess.bots.random_bot import RandomBot
 from blindchess.bots.trout_bot import TroutBot

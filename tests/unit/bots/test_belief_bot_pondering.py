@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.bitboard_moves import move_actions as move_actions_of
+from blindchess.arbiter.rules.fast_actions import move_actions as move_actions_of
 from blindchess.arbiter.types import Square, WinReason
 from blindchess.beliefs import BoardSet
 from blindchess.beliefs.base import Belief

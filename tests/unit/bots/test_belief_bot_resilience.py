@@ -16,7 +16,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
-from blindchess.arbiter.observations import OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import OpponentMoved, SenseResult
 from blindchess.beliefs import BoardSet
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship import FlagshipBot

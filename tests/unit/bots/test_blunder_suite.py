@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameStarted
+from blindchess.arbiter.game.observations import GameStarted
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import Belief
 from blindchess.bots.flagship_config import FAST_FLAGSHIP, BeliefConfig
 from blindchess.experiments.blunder_positions import decode_turn

@@ -17,7 +17,7 @@ import pytest
 import reconchess
 
 from blindchess.arbiter import GameHistory, WinReason
-from blindchess.arbiter.results import unique_history_path
+from blindchess.arbiter.game.results import unique_history_path
 from blindchess.cli import main
 from blindchess.tournament.stats import MatchScore
 

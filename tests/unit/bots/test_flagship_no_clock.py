@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
 from blindchess.beliefs import Belief, BoardSet
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.random_bot import RandomBot
+from blindchess.commands.cli_match import BotRecord, MatchSummary, _record_game
 from blindchess.moving import MoveContext
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.sensing.random_planner import RandomSensePlanner
-from blindchess.tournament.cli_match import BotRecord, MatchSummary, _record_game
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
 from blindchess.tournament.task import failures, play_game
 

@@ -16,7 +16,7 @@ import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from blindchess.arbiter.compiled_game import NONE
+from blindchess.arbiter.rules.compiled_game import NONE
 from blindchess.bots.attacker_bot import QUICK_ATTACKS, AttackerBot
 from blindchess.env.aec import RbcEnv
 from blindchess.env.batch import CODEC, BatchedGames

@@ -20,7 +20,7 @@ import pytest
 import reconchess
 
 from blindchess.arbiter import GameHistory, LocalGame, Player, Square, play_local_game
-from blindchess.arbiter.compiled_game import FULL_TURN_LIMIT, KING_CAPTURE, MOVE_LIMIT
+from blindchess.arbiter.rules.compiled_game import FULL_TURN_LIMIT, KING_CAPTURE, MOVE_LIMIT
 from blindchess.arbiter.types import WinReason
 from blindchess.env.aec import RbcEnv
 from blindchess.env.batch import CODEC, BatchedGames, IllegalBatchActionError

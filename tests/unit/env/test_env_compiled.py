@@ -1,7 +1,7 @@
 """The environment's compiled step against its LocalGame path: the same games, observations and records.
 
 On 8x8 RBC without clocks `RbcEnv` steps the arbiter's compiled game and folds the events with the
-encoder's kernels (:mod:`blindchess.env.step_kernel`); with a clock it drives the `LocalGame` and
+encoder's kernels (:mod:`blindchess.env.env_step`); with a clock it drives the `LocalGame` and
 the encoder's `fold` of each event. A clock no game here comes near (1e9 seconds) changes nothing
 else, so the two paths must agree at every step: both agents' frames and masks, the legal actions,
 the step order, rewards and the record, also when the record is read in the middle of a turn

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.game.observations import MoveResult, OpponentMoved, SenseResult
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import OpponentMoveModel
 from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.move_model import MoveModelError
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.observed_games import play_random_game
 from blindchess.beliefs.reference import OpponentPolicy, ReferenceBoardSet
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.engine_policy_ceiling import (

@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from blindchess.arbiter import LocalGame
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
 from blindchess.experiments.material_losses import Loss, main, material_losses
 
 # (sense, requested move): White's queen steps into a bishop's line it saw (lost); a knight is traded

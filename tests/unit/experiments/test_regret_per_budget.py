@@ -9,7 +9,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.regret_per_budget import decisions, main, play_turn, snapshots
 from blindchess.experiments.true_board_regret import MATE_CP, action_values, loses_king, loses_material, regret

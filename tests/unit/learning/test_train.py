@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import torch
 
-from blindchess.arbiter.history import GameHistory
+from blindchess.arbiter.game.history import GameHistory
 from blindchess.beliefs.neural_model import default_model_path, load_model
-from blindchess.beliefs.recorded_games import load_records
 from blindchess.cli import main
+from blindchess.fixtures.recorded_games import load_records
 from blindchess.learning.examples import Sequence, ShardError, held_out, read_shard, read_shards, write_shard
 from blindchess.learning.generate import GameSpec, GenerationError, generate, pairing
 from blindchess.learning.train import TrainSettings, split, train

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blindchess.arbiter.observations import GameStarted, MoveResult, OpponentMoved
+from blindchess.arbiter.game.observations import GameStarted, MoveResult, OpponentMoved
 from blindchess.beliefs import BoardSet
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.moving.base import MoveContext, PonderingSelector

@@ -12,13 +12,13 @@ import chess.engine
 import numpy as np
 import pytest
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameStarted
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import GameStarted
+from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import BoardSet
-from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.evaluation.values import outcome_value
+from blindchess.fixtures.recorded_games import load_records, sensed_beliefs
 from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.search import Deadline, FixedDepth, Timed, policy_for
 from blindchess.moving.selector_config import SelectorConfig

@@ -9,9 +9,9 @@ import chess.engine
 import numpy as np
 import pytest
 
-from blindchess.arbiter import rules
-from blindchess.arbiter.observations import GameStarted
-from blindchess.arbiter.rules import request_outcome
+from blindchess.arbiter.game.observations import GameStarted
+from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.reference import request_outcome
 from blindchess.beliefs import BoardSet
 from blindchess.moving.base import MoveContext, MoveSelectionError, MoveSelector
 from blindchess.moving.selector_config import CandidateSettings, SearchSettings, SelectorConfig

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blindchess.arbiter import LocalGame, play_local_game
-from blindchess.arbiter.loading import load_player
-from blindchess.arbiter.observations import MoveResult, OpponentMoved
+from blindchess.arbiter.game.loading import load_player
+from blindchess.arbiter.game.observations import MoveResult, OpponentMoved
 from blindchess.beliefs import BoardSet
 from blindchess.beliefs.base import Belief
-from blindchess.beliefs.random_games import play_random_game
+from blindchess.beliefs.observed_games import play_random_game
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship_config import CONFIGS, configure
 from blindchess.bots.random_bot import RandomBot

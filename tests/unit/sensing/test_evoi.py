@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.rules import move_actions
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.rules.reference import move_actions
 from blindchess.beliefs.board_set import BoardSet
-from blindchess.beliefs.recorded_games import load_records, sensed_beliefs
-from blindchess.beliefs.rows import Rows
+from blindchess.beliefs.drawn_boards import Rows
 from blindchess.beliefs.samples import BoardList
 from blindchess.evaluation.values import KING_VALUE
+from blindchess.fixtures.recorded_games import load_records, sensed_beliefs
 from blindchess.sensing.base import SenseContext
 from blindchess.sensing.evoi import (
     MAX_SCALE,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from blindchess.fixtures.servers import ServerProcess, register
 from blindchess.server.database import Store
 from blindchess.server.errors import DatabaseInUse
-from blindchess.server.testing import ServerProcess, register
 
 
 def hard_link(db: Path) -> str:

@@ -1,6 +1,6 @@
 """Fault injection: the store refuses ~10% of its commits while 20 games are played, and the server is killed.
 
-A real server process (`FlakyStore`, see :mod:`blindchess.server.testing`) over a real SQLite
+A real server process (`FlakyStore`, see :mod:`blindchess.fixtures.servers`) over a real SQLite
 file; 40 real clients (our `ServerSession`, two threads per game) play random bots that record
 every observation the server sent them. Half-way the server gets SIGKILL and is started again
 (still flaky) on the same file and port; the clients ride the outage out. Afterwards, for every
@@ -22,8 +22,8 @@ import pytest
 
 from blindchess.arbiter import GameHistory
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.servers import ServerProcess
 from blindchess.server.client import RetryPolicy, ServerSession, play_remote_game
-from blindchess.server.testing import ServerProcess
 
 GAMES = 20
 TURN_LIMIT = 4

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from blindchess.commands.cli_serve import serving_app
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.viewer.cli_serve import serving_app
 
 SECOND_SPELLINGS = ("1.0", "%201", "+1", "01", "1_0", "%EF%BC%91")
 """URL-encoded second spellings of 1 (``%EF%BC%91`` is the fullwidth digit one)."""

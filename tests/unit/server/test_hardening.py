@@ -20,8 +20,8 @@ import pytest
 import requests
 
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.servers import ServerProcess, register
 from blindchess.server.client import RetryPolicy, ServerSession, play_remote_game
-from blindchess.server.testing import ServerProcess, register
 
 from .test_throttle import login
 

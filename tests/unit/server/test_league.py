@@ -24,15 +24,15 @@ import chess
 import pytest
 
 from blindchess.arbiter import GameHistory
-from blindchess.arbiter.results import describe_result
+from blindchess.arbiter.game.results import describe_result
 from blindchess.bots.random_bot import RandomBot
+from blindchess.commands.cli_connect import bot_factory
 from blindchess.elo import INITIAL_ELO, updated_ratings
-from blindchess.server.cli_connect import bot_factory
+from blindchess.fixtures.servers import register
 from blindchess.server.client import ServerSession, play_remote_game
 from blindchess.server.connect import Connector
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.server.testing import register
 
 LEAGUE = {"attacker_1": "attacker", "attacker_2": "attacker", "random_1": "random", "random_2": "random"}
 MIN_GAMES = 12

@@ -14,7 +14,7 @@ from pathlib import Path
 import chess
 import requests
 
-from blindchess.server.testing import ServerProcess, register, trickled_post_answer
+from blindchess.fixtures.servers import ServerProcess, register, trickled_post_answer
 
 
 def test_nfd_invitations_single_mark_names_and_slow_bodies(tmp_path: Path) -> None:

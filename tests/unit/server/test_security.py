@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import requests
 
+from blindchess.fixtures.servers import register
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.server.testing import register
 from blindchess.server.throttle import Limits
 
 PASSWORDS = {"alice": "Alice-Pass-4711", "bob": "Bob-Pass-0815", "eve": "Eve-Pass-1234"}

@@ -19,8 +19,8 @@ import reconchess
 from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.servers import ServerProcess, register
 from blindchess.server.client import RetryPolicy, ServerSession, play_remote_game
-from blindchess.server.testing import ServerProcess, register
 
 TURN_LIMIT = 10
 

@@ -26,9 +26,9 @@ import requests
 from fastapi import FastAPI
 from starlette.routing import BaseRoute, Mount, Route
 
+from blindchess.commands.cli_serve import serving_app
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig
-from blindchess.viewer.cli_serve import serving_app
 
 PASSWORDS = {"white": "pw-white", "black": "pw-black", "carol": "pw-carol"}
 MOVES = {"white": ["d2d4", "c2c4"], "black": ["g8f6", "b8c6"]}

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import urlsplit
 
+from blindchess.fixtures.servers import ServerProcess
 from blindchess.server.database import Store
 from blindchess.server.server import ServerThread
 from blindchess.server.service import ServerConfig, Service
-from blindchess.server.testing import ServerProcess
 from blindchess.server.throttle import Limits
 
 

@@ -79,7 +79,7 @@ def test_the_top_level_help_imports_no_command_and_running_one_imports_only_its_
     )
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True)
     first, help_text = done.stdout.split("\n", 1)
-    assert first == "[] ['blindchess.tournament.cli_match', 'blindchess.tournament.cli_tournament']", first
+    assert first == "[] ['blindchess.commands.cli_match', 'blindchess.commands.cli_tournament']", first
     for name, command in COMMANDS.items():
         assert name in help_text and command.summary.split()[0] in help_text, name
 
@@ -96,8 +96,8 @@ def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[s
 
 
 def test_connect_reports_a_wrong_password_as_such(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from blindchess.fixtures.servers import register
     from blindchess.server.server import ServerThread
-    from blindchess.server.testing import register
 
     with ServerThread(tmp_path / "server.sqlite3") as server:
         register(server.url, ["alice"])  # password pw-alice

@@ -16,7 +16,7 @@ import blindchess
 from blindchess.errors import BlindchessError
 
 DELIBERATE: dict[str, str] = {
-    "blindchess.arbiter.watchdog.BotDeadlineExceeded": (
+    "blindchess.arbiter.sandbox.watchdog.BotDeadlineExceeded": (
         "the arbiter's interrupt of an overrunning bot: a BaseException so that the bot's own "
         "`except Exception` cannot swallow it; as a BlindchessError it would be an Exception"
     ),
@@ -54,7 +54,7 @@ def test_the_deliberate_exceptions_exist_and_stay_outside_exception() -> None:
 
 
 def test_the_root_keeps_the_old_bases() -> None:
-    from blindchess.arbiter.history import HistoryFormatError
+    from blindchess.arbiter.game.history import HistoryFormatError
     from blindchess.evaluation.stockfish import EngineNotFoundError
     from blindchess.server.errors import NotFound
 

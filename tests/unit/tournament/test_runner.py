@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from blindchess.arbiter.time_control import TimeControl
+from blindchess.arbiter.game.time_control import TimeControl
 from blindchess.cli import main
 from blindchess.tournament.base import Executor
 from blindchess.tournament.config import ConfigError, load_config, parse_config

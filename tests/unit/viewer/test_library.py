@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from blindchess.fixtures.demo_games import random_game
 from blindchess.viewer.app import served_viewer
-from blindchess.viewer.demo_games import random_game
 from blindchess.viewer.library import MAX_HISTORY_BYTES, GameLibrary
 from blindchess.viewer.serving import AppThread
 from blindchess.viewer.state import ViewerState

@@ -17,15 +17,15 @@ import pytest
 import reconchess
 from reconchess.bots.random_bot import RandomBot as ReconchessRandomBot
 
-from blindchess.arbiter.history import GameHistory
-from blindchess.arbiter.observations import GameEnded
+from blindchess.arbiter.game.history import GameHistory
+from blindchess.arbiter.game.observations import GameEnded
 from blindchess.beliefs import BoardSet
 from blindchess.bots.random_bot import RandomBot
+from blindchess.fixtures.demo_games import random_game, teaching_game
+from blindchess.fixtures.servers import ServerProcess, register, trickled_post_answer
 from blindchess.server.client import play_remote_game
-from blindchess.server.testing import ServerProcess, register, trickled_post_answer
 from blindchess.viewer.app import served_viewer
 from blindchess.viewer.belief_views import BELIEFS, DEFAULT_MAX_BOARDS
-from blindchess.viewer.demo_games import random_game, teaching_game
 from blindchess.viewer.library import GameLibrary
 from blindchess.viewer.replay import event_plies, observations_at
 from blindchess.viewer.serving import AppThread

@@ -1,0 +1,2 @@
+"""The commands of ``blindchess``: one module a subcommand, each parsing its arguments and calling the library.
+"""
