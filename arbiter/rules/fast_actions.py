@@ -16,7 +16,7 @@ the own-piece bitboards directly and emits the same moves in the same order:
    the promotion-less move first and then N, B, R, Q on the last rank.
 
 Boards it was not written for (Chess960, subclasses, several kings of a colour) go
-to the reference. `tests/unit/arbiter/test_bitboard_moves_and_read.py` holds the two equal.
+to the reference. `tests/unit/arbiter/test_fast_actions_and_reading.py` holds the two equal.
 """
 
 from __future__ import annotations

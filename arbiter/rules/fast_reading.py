@@ -6,7 +6,7 @@ turn would cost more than the rest of the turn. `fen` builds the placement from 
 twelve piece bitboards and compresses empty squares with string replacement;
 `sense_window` reads the nine squares from precomputed square lists. Boards these
 were not written for (Chess960, subclasses) go to python-chess and `rules`.
-`tests/unit/arbiter/test_bitboard_moves_and_read.py` holds each equal to its reference.
+`tests/unit/arbiter/test_fast_actions_and_reading.py` holds each equal to its reference.
 """
 
 from __future__ import annotations

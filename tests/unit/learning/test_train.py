@@ -125,7 +125,9 @@ def test_history_paths_that_name_no_file_get_a_one_line_error(tmp_path: Path, ca
     """A shell passes a pattern that matched nothing as it is: that showed as a FileNotFoundError traceback."""
     pattern = str(tmp_path / "archive" / "*.json")
     assert main(["posterior", "data", "--histories", pattern, "--out", str(tmp_path / "mine")]) == 2
-    assert capsys.readouterr().err == f"blindchess: error: --histories {pattern!r}: no file matches this pattern\n"
+    assert capsys.readouterr().err == (
+        f"blindchess posterior: error: --histories {pattern!r}: no file matches this pattern; see 'blindchess posterior --help'\n"
+    )
     assert main(["posterior", "data", "--histories", str(tmp_path / "gone.json"), "--out", str(tmp_path / "mine")]) == 2
     assert "gone.json': no such file" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("{")

@@ -47,7 +47,9 @@ def test_serve_refuses_a_database_that_is_not_a_servers_in_one_line(tmp_path: Pa
     command = [sys.executable, "-m", "blindchess", "serve", "--port", "0", "--db", str(db)]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, run
-    assert run.stderr.splitlines() == [f"blindchess serve: error: {db}: {fragment}; the file is left as it was"], run.stderr
+    assert run.stderr.splitlines() == [
+        f"blindchess serve: error: {db}: {fragment}; the file is left as it was; see 'blindchess serve --help'"
+    ], run.stderr
     assert db.read_bytes() == before and run.stdout == ""
 
 
