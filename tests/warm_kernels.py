@@ -6,7 +6,8 @@ pytest-xdist workers at once, and on a cold cache each would compile the same ke
 minute of CPU apiece); run first, this script pays that once (docs/benchmarks.md has the timing).
 It drives the kernels as the suite does: a random environment game (the compiled game step, the
 rules core, the encoder's folds), a board set following a random game through every kind of
-event, weighted and not, and the row queries on rows drawn from it::
+event, weighted and not, the row queries on rows drawn from it, and the batched environment's step
+with each in-batch opponent and in self-play::
 
     python3 -m blindchess.tests.warm_kernels
 """
@@ -25,6 +26,7 @@ from blindchess.beliefs.drawn_boards import Rows
 from blindchess.beliefs.observed_games import play_random_game
 from blindchess.beliefs.samples import draw
 from blindchess.env import rbc_env
+from blindchess.env.batch import BatchedGames
 
 
 def warm() -> None:
@@ -47,6 +49,11 @@ def warm() -> None:
                 rows.threat_levels(), rows.move_values(moves), rows.exposure(moves, np.ones(len(rows)))
                 rows.material_balance(), rows.unique()
         belief.marginals()
+    for sides, opponent in (("white", "random"), ("black", "attacker"), ("both", "random")):
+        batch = BatchedGames(2, sides=sides, opponent=opponent, turn_limit=5)
+        batch.reset(seed=0)
+        for _ in range(30):
+            batch.step(batch.random_actions())
 
 
 def main() -> None:

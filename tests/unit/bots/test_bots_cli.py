@@ -307,9 +307,13 @@ class SlowBot(RandomBot):
 """
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["2"])
 def test_ctrl_c_stops_a_match_without_counting_the_interrupted_game_and_resume_plays_the_rest(workers: str, tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit 130, no half game saved, --resume finishes."""
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit 130, no half game saved, --resume finishes.
+
+    With worker processes; a match played in this process is interrupted and resumed in
+    tests/unit/tournament/test_match_resume.py, which also holds the result equal to an uninterrupted run.
+    """
     bot_file = tmp_path / "slow_bot.py"
     bot_file.write_text(SLOW_BOT)
     out = tmp_path / "games"
