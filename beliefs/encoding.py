@@ -131,15 +131,40 @@ def _set_bits(frame: np.ndarray, base: int, board: np.uint64) -> None:
 
 
 @nb.njit(cache=True)
+def _planes(state: np.ndarray) -> tuple[np.uint64, ...]:
+    """The state's 13 bitboards (planes 0..12) as they are now: what `_write_frame` compares with when incremental."""
+    return (
+        state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7], state[8], state[9], state[10],
+        state[11], state[12],
+    )  # fmt: skip
+
+
+@nb.njit(cache=True)
 def _write_frame(
     state: np.ndarray, frame: np.ndarray, kind: int, window: np.uint64, lost: int, req_from: int, req_to: int,
-    taken_from: int, taken_to: int, captured: int, not_taken: bool, passed: bool,
+    taken_from: int, taken_to: int, captured: int, not_taken: bool, passed: bool, before: tuple[np.uint64, ...],
+    incremental: bool,
 ) -> None:  # fmt: skip
-    """The frame of the state after an event of `kind` with these event planes (squares relative, -1: none)."""
-    for index in range(N_PLANES * 64 + 4):  # every plane and the event-type scalars cleared, then the bits set
+    """The frame of the state after an event of `kind` with these event planes (squares relative, -1: none).
+
+    `incremental`: `frame` holds the frame last written from this state, whose bitboards were then `before`;
+    only the squares that changed on planes 0..12 are rewritten (scattering every bit costs most of a fold).
+    """
+    if incremental:
+        for plane in range(_AGE):
+            changed = state[plane] ^ before[plane]
+            while changed:
+                square = lsb(changed)
+                frame[plane * 64 + square] ^= 1
+                changed &= changed - _ONE
+    else:
+        for index in range(_AGE * 64):
+            frame[index] = 0
+        for plane in range(_AGE):
+            _set_bits(frame, plane * 64, state[plane])
+    # the event planes and the event-type scalars cleared, then set
+    for index in range(_WINDOW * 64, N_PLANES * 64 + 4):
         frame[index] = 0
-    for plane in range(_AGE):
-        _set_bits(frame, plane * 64, state[plane])
     for square in range(64):
         frame[_AGE * 64 + square] = state[_AGES + square]
     _set_bits(frame, _WINDOW * 64, window)
@@ -200,13 +225,17 @@ def fold_start(state: np.ndarray, frame: np.ndarray, white: bool, board: np.ndar
     own = board[6] if white else board[7]
     for index in range(6):
         state[index] = _relative(state, board[index] & own)
-    _write_frame(state, frame, 0, np.uint64(0), -1, -1, -1, -1, -1, -1, False, False)
+    _write_frame(state, frame, 0, np.uint64(0), -1, -1, -1, -1, -1, -1, False, False, _planes(state), False)
     return True
 
 
 @nb.njit(cache=True)
-def fold_opponent_moved(state: np.ndarray, frame: np.ndarray, capture: int) -> bool:
-    """OpponentMoved: every square one turn older; a captured piece of ours gone (`capture` -1: none)."""
+def fold_opponent_moved(state: np.ndarray, frame: np.ndarray, capture: int, incremental: bool) -> bool:
+    """OpponentMoved: every square one turn older; a captured piece of ours gone (`capture` -1: none).
+
+    `incremental` (here and in the other folds): `frame` holds the frame this state's last fold wrote.
+    """
+    before = _planes(state)
     square = -1 if capture < 0 else capture ^ _flip(state)
     if square >= 0:
         bit = BIT[square]
@@ -219,13 +248,16 @@ def fold_opponent_moved(state: np.ndarray, frame: np.ndarray, capture: int) -> b
         for index in range(_SEEN_OPP, _AGE):
             state[index] &= ~bit
         state[_AGES + square] = NEVER_SEEN
-    _write_frame(state, frame, 1, np.uint64(0), square, -1, -1, -1, -1, -1, False, False)
+    _write_frame(state, frame, 1, np.uint64(0), square, -1, -1, -1, -1, -1, False, False, before, incremental)
     return True
 
 
 @nb.njit(cache=True)
-def fold_sensed(state: np.ndarray, frame: np.ndarray, skipped: bool, window: np.uint64, board: np.ndarray) -> bool:
+def fold_sensed(
+    state: np.ndarray, frame: np.ndarray, skipped: bool, window: np.uint64, board: np.ndarray, incremental: bool
+) -> bool:
     """SenseResult: what `board` (uint64[8], as for `fold_start`) holds on the `window` squares, seen now."""
+    before = _planes(state)
     opponent = board[7] if state[_COLOR] == _WHITE else board[6]
     seen_window = _relative(state, window)
     keep = ~seen_window
@@ -240,16 +272,17 @@ def fold_sensed(state: np.ndarray, frame: np.ndarray, skipped: bool, window: np.
         square = lsb(squares)
         squares ^= BIT[square]
         state[_AGES + square] = 0
-    _write_frame(state, frame, 2, seen_window, -1, -1, -1, -1, -1, -1, False, skipped)
+    _write_frame(state, frame, 2, seen_window, -1, -1, -1, -1, -1, -1, False, skipped, before, incremental)
     return True
 
 
 @nb.njit(cache=True)
 def fold_moved(
     state: np.ndarray, frame: np.ndarray, req_from: int, req_to: int, not_taken: bool,
-    taken_from: int, taken_to: int, promotion: int, capture: int,
+    taken_from: int, taken_to: int, promotion: int, capture: int, incremental: bool,
 ) -> bool:  # fmt: skip
     """MoveResult: squares -1 for none (`req_from` -1: we passed; `taken_from` -1: nothing moved)."""
+    before = _planes(state)
     flip = _flip(state)
     own = state[0] | state[1] | state[2] | state[3] | state[4] | state[5]
     src = -1 if taken_from < 0 else taken_from ^ flip
@@ -279,7 +312,7 @@ def fold_moved(
     state[_TURN] += _ONE
     passed = req_from < 0
     _write_frame(state, frame, 3, np.uint64(0), -1, -1 if passed else req_from ^ flip, -1 if passed else req_to ^ flip,
-                 src, dst, captured, not_taken, passed)  # fmt: skip
+                 src, dst, captured, not_taken, passed, before, incremental)  # fmt: skip
     return True
 
 
@@ -350,13 +383,14 @@ class StreamEncoder:
             for square, _piece in event.window:
                 window |= 1 << square
             pieces = {square: piece for square, piece in event.window if piece is not None}
-            return bool(fold_sensed(state, frame, event.square is None, np.uint64(window), board_array(pieces)))
+            return bool(fold_sensed(state, frame, event.square is None, np.uint64(window), board_array(pieces), False))
         if isinstance(event, MoveResult):
             requested, taken, capture = event.requested_move, event.taken_move, event.capture_square
             ok = fold_moved(
                 state, frame, -1 if requested is None else requested.from_square, -1 if requested is None else requested.to_square,
                 requested is not None and requested != taken, -1 if taken is None else taken.from_square,
-                -1 if taken is None else taken.to_square, 0 if taken is None else taken.promotion or 0, -1 if capture is None else capture,
+                -1 if taken is None else taken.to_square, 0 if taken is None else taken.promotion or 0,
+                -1 if capture is None else capture, False,
             )  # fmt: skip
             if not ok:
                 assert taken is not None, "only a taken move can name a square without our piece"
@@ -364,7 +398,7 @@ class StreamEncoder:
             return True
         if isinstance(event, OpponentMoved):
             capture = event.capture_square
-            if not fold_opponent_moved(state, frame, -1 if capture is None else capture):
+            if not fold_opponent_moved(state, frame, -1 if capture is None else capture, False):
                 assert capture is not None, "only a capture can name a square without our piece"
                 raise UnexpectedObservationError(f"{event!r}: no piece of ours on {chess.square_name(capture)}")
             return True

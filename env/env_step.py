@@ -11,7 +11,9 @@ both, because the arbiter may not import the beliefs.
 The events are `LocalGame`'s, in its order: a sense makes the mover's ``SenseResult``; a move makes
 the mover's ``MoveResult`` and, unless the game is over, the opponent's ``OpponentMoved`` as its turn
 begins (``GameStarted`` and the first ``OpponentMoved`` come from the `LocalGame` at the start). Each
-frame becomes its player's latest, the one before it the earlier (the pair the agent observes).
+frame becomes its player's latest, the one before it the earlier (the pair the agent observes). The
+latest is copied to the earlier and then folded into in place (the folds' ``incremental``): only the
+squares whose bits changed are rewritten, not every piece (scattering them was most of a step's cost).
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def step(
         if encode:
             _shift(frames, mover)
             skipped = action == NONE
-            fold_sensed(states[mover], frames[mover, 1], skipped, _NO_SQUARES if skipped else SENSE_WINDOWS[action], board)
+            window = _NO_SQUARES if skipped else SENSE_WINDOWS[action]
+            fold_sensed(states[mover], frames[mover, 1], skipped, window, board, True)
         n = move_action_numbers(board, game, legal)
         legal[n] = NONE
         n += 1
@@ -78,12 +81,12 @@ def step(
         if encode:
             _shift(frames, mover)
             revised = origin >= 0 and (taken != target or promotion != requested_promotion)
-            fold_moved(states[mover], frames[mover, 1], origin, target, revised, moved, taken, promotion, capture)
+            fold_moved(states[mover], frames[mover, 1], origin, target, revised, moved, taken, promotion, capture, True)
         if end_of_turn(board, game):
             return 0
         if encode:
             _shift(frames, 1 - mover)
-            fold_opponent_moved(states[1 - mover], frames[1 - mover, 1], capture)
+            fold_opponent_moved(states[1 - mover], frames[1 - mover, 1], capture, True)
         for index in range(NONE + 1):
             legal[index] = index
         n = NONE + 1

@@ -9,9 +9,13 @@ live in the arbiter, the lowest layer, so that the arbiter's compiled game
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import chess
 import numba as nb
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 BIT = np.array([1 << s for s in range(64)], dtype=np.uint64)
 """``BIT[s]`` is the bitboard of square ``s``."""
@@ -48,37 +52,24 @@ def _rays() -> tuple[np.ndarray, np.ndarray]:
 RAY_SQUARES, RAY_LENGTHS = _rays()
 """``RAY_SQUARES[d, s, :RAY_LENGTHS[d, s]]``: the squares from ``s`` outwards in direction ``d``."""
 
-_ONE = np.uint64(1)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_SHIFT = np.uint64(58)
-_DEBRUIJN_INDEX = np.array(
-    [
-        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
-    ],
-    dtype=np.int64,
-)  # fmt: skip
+
+_TRAILING_ZEROS = cast(Callable[[np.uint64], np.uint64], trailing_zeros)
+_LEADING_ZEROS = cast(Callable[[np.uint64], np.uint64], leading_zeros)
+"""LLVM's bit counts (numba intrinsics, typed for mypy as the calls compiled code makes)."""
 
 
 @nb.njit(cache=True)
 def lsb(x: np.uint64) -> int:
-    """Index of the lowest set bit of a non-zero bitboard (de Bruijn multiplication)."""
-    index: int = _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> _SHIFT]
+    """Index of the lowest set bit of a non-zero bitboard (LLVM's count of trailing zeros: one instruction)."""
+    index: int = np.int64(_TRAILING_ZEROS(x))
     return index
 
 
 @nb.njit(cache=True)
 def msb(x: np.uint64) -> int:
-    """Index of the highest set bit of a non-zero bitboard (smeared down, then `lsb` of its top bit)."""
-    x |= x >> np.uint64(1)
-    x |= x >> np.uint64(2)
-    x |= x >> np.uint64(4)
-    x |= x >> np.uint64(8)
-    x |= x >> np.uint64(16)
-    x |= x >> np.uint64(32)
-    return lsb(x ^ (x >> _ONE))
+    """Index of the highest set bit of a non-zero bitboard (63 less LLVM's count of leading zeros)."""
+    index: int = 63 - np.int64(_LEADING_ZEROS(x))
+    return index
 
 
 @nb.njit(cache=True)
