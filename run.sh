@@ -4,7 +4,7 @@
 # the test extra (pytest, reconchess, the server, build and twine, ...).
 #
 #   bash run.sh          set up, then play trout vs random and print the result
-#   bash run.sh test     set up, then run the whole test suite (about 11 minutes on 2 cores beside another job; docs/benchmarks.md)
+#   bash run.sh test     set up, then run the whole test suite (about 11.5 minutes on 2 cores beside another job; docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
