@@ -16,6 +16,7 @@ from blindchess.arguments import add_command, positive_int, positive_seconds
 from blindchess.command_errors import BadInputError, RunFailedError
 from blindchess.dependencies import require
 from blindchess.errors import BlindchessError
+from blindchess.text_tables import counted
 
 
 class MissingCredentialsError(BlindchessError, ValueError):
@@ -150,5 +151,5 @@ def run(args: argparse.Namespace) -> int:
         records = connector.run()
     except (ServerRefused, ServerUnavailable) as error:
         raise RunFailedError(str(error)) from error
-    print(f"{len(records)} game{'' if len(records) == 1 else 's'} played", flush=True)
+    print(f"{counted(len(records), 'game')} played", flush=True)
     return 0

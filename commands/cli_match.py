@@ -81,7 +81,7 @@ from blindchess.arbiter.sandbox.pondering import PonderingNeedsIsolationError
 from blindchess.arguments import add_command, non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
 from blindchess.command_errors import BadInputError
-from blindchess.text_tables import table
+from blindchess.text_tables import counted, table
 from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.config import parse_settings
 from blindchess.tournament.executors import make_executor
@@ -258,7 +258,7 @@ class MatchSummary:
             if self.seconds:
                 resumed = len(self.turns) - len(self.seconds)
                 length += f", {np.mean(self.seconds):.2f} s"
-                length += f" (over the {len(self.seconds)} games played in this run)" if resumed else ""
+                length += f" (over the {counted(len(self.seconds), 'game')} played in this run)" if resumed else ""
             rows.append(length)
         rows.extend(clock_use(bot.label, bot.clock_shares) for bot in self.bots if bot.clock_shares)
         if self.faulted:

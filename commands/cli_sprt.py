@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         todo, recorded = _resume(store, specs)
     except (ResultStoreError, OSError) as error:
         executor.close()
-        raise BadInputError(f"--db {args.db}: {error}") from error
+        raise BadInputError(f"--db: {error}") from error  # the message names the file
     if recorded:
         sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
     by_key = {spec.key: spec for spec in todo}

@@ -28,6 +28,7 @@ from blindchess.arbiter.game.loading import PlayerLoadError
 from blindchess.arbiter.sandbox.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
 from blindchess.arguments import add_command, positive_int
 from blindchess.command_errors import BadInputError, RunFailedError
+from blindchess.text_tables import counted
 from blindchess.tournament.base import ExecutorError
 from blindchess.tournament.config import ConfigError, load_config
 from blindchess.tournament.executors import make_executor
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 executor.close()
             sys.stderr.write(
-                f"{report.played} games played ({report.failed} failed), {report.already} recorded earlier, in {db}\n"
+                f"{counted(report.played, 'game')} played ({report.failed} failed), {report.already} recorded earlier, in {db}\n"
             )
         rows = store.rows()
     keys = {spec.key for spec in schedule}

@@ -1,4 +1,4 @@
-"""Plain-text tables for every command's output (`blindchess.text_tables`): one format, one helper.
+"""Plain-text tables and counts for every command's output (`blindchess.text_tables`): one format, one helper.
 
 Columns are as wide as their widest cell, two spaces apart, with a rule under the header; text
 is left-aligned and numbers right-aligned, so a column of figures lines up on its last digit.
@@ -47,3 +47,12 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
     head = line(list(header))
     return "\n".join([head, "-" * max(len(head), sum(widths) + 2 * (len(widths) - 1)), *(line(row) for row in cells)])
+
+
+def counted(number: int, noun: str) -> str:
+    """`number` and `noun`, plural unless the number is one (the commands count games, boards, turns).
+
+    >>> counted(1, "game"), counted(3, "game"), counted(0, "game")
+    ('1 game', '3 games', '0 games')
+    """
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -152,7 +152,7 @@ def test_resumed_match_plays_only_the_missing_games_and_counts_them_all(capsys: 
     assert stderr.count("(saved earlier)") == 2 and "[3/3]" in stderr
     assert files[2].read_bytes() == full[3][2].read_bytes()  # the seeds a full run gives game 3
     assert _table_rows(stdout) == _table_rows(full[1])  # the summary counts all three games
-    assert "over the 1 games played in this run" in stdout
+    assert "over the 1 game played in this run" in stdout
 
 
 def test_resume_replays_a_game_whose_saved_history_is_corrupt(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
