@@ -105,12 +105,17 @@ def save_policy(net: PolicyNet, variant: str, path: Union[str, Path]) -> None:
     )
 
 
+def _not_a_policy(path: Union[str, Path], error: Exception) -> PolicyFileError:
+    """The one message for a file that does not hold a policy of this board, whichever read found it out."""
+    return PolicyFileError(f"{path}: not a policy file of this board ({type(error).__name__}: {error})")
+
+
 def _read(path: Union[str, Path]) -> dict[str, Any]:
     try:
         saved: dict[str, Any] = torch.load(str(path), map_location="cpu", weights_only=True)
         str(saved["variant"])
     except (OSError, KeyError, TypeError, RuntimeError) as error:
-        raise PolicyFileError(f"{path}: not a policy file of this board ({type(error).__name__}: {error})") from error
+        raise _not_a_policy(path, error) from error
     return saved
 
 
@@ -139,5 +144,5 @@ def load_policy(path: Union[str, Path], variant: str, codec: ActionCodec) -> Pol
         state = saved["state_dict"]
         net.load_state_dict({name: tensor.float() if tensor.is_floating_point() else tensor for name, tensor in state.items()})
     except (KeyError, TypeError, RuntimeError) as error:
-        raise PolicyFileError(f"{path}: not a policy file of this board ({type(error).__name__}: {error})") from error
+        raise _not_a_policy(path, error) from error
     return net.eval()
