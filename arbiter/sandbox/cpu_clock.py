@@ -140,10 +140,48 @@ class CgroupCpuMeter:
                 time.sleep(0.02)
 
 
+def remove_stale_groups(parent: Path) -> list[Path]:
+    """Remove the empty groups in `parent` that a run no longer alive left behind; returns them.
+
+    A run killed outright (SIGKILL, a lost terminal) cannot remove its groups, and they would stay
+    until the machine restarts. A group's name carries the pid of the run that made it: one whose
+    run has ended and whose tasks are all gone is removed. A group that still holds a task (a bot
+    process that outlived its run) stays: the kernel refuses to remove it, and so do we.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / f"{_GROUP_PREFIX}{os.getpid()}-0").mkdir()  # this run's: alive
+    >>> [path.name for path in remove_stale_groups(folder)]
+    []
+    """
+    removed = []
+    for path in parent.glob(f"{_GROUP_PREFIX}*-*"):
+        pid = path.name[len(_GROUP_PREFIX):].split("-")[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):  # still holds a task, or already gone
+            path.rmdir()
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
 def check_cpu_clock() -> None:
-    """Make and remove a group, so that a run asked for ``--clock cpu`` stops before its first game if it cannot have one.
+    """Make and remove a group, so that a run asked for ``--clock cpu`` stops before its first game if it cannot
+    have one; first remove the groups that killed runs left (`remove_stale_groups`).
 
     Raises:
         CpuClockUnavailableError: see `CgroupCpuMeter`.
     """
-    CgroupCpuMeter().close()
+    parent = own_cgroup()
+    remove_stale_groups(parent)
+    CgroupCpuMeter(parent).close()

@@ -8,6 +8,8 @@ the per-callback overhead; no assertion depends on how long anything took in wal
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +18,12 @@ import pytest
 
 from blindchess.arbiter import LocalGame, WinReason, play_local_game
 from blindchess.arbiter.game.time_control import TimeControl
-from blindchess.arbiter.sandbox.cpu_clock import CgroupCpuMeter, CpuClockUnavailableError, own_cgroup
+from blindchess.arbiter.sandbox.cpu_clock import (
+    CgroupCpuMeter,
+    CpuClockUnavailableError,
+    own_cgroup,
+    remove_stale_groups,
+)
 from blindchess.arbiter.sandbox.isolation import isolated_player
 from blindchess.bots.random_bot import RandomBot
 from blindchess.tournament.spec import BotSpec, GameResult, GameSpec
@@ -120,6 +127,19 @@ def test_a_cpu_clock_where_no_cgroup_can_be_made_is_a_one_line_error(tmp_path: P
     (tmp_path / "cgroup").write_text("0::/\n")
     with pytest.raises(CpuClockUnavailableError, match="needs a cgroup v2 file system"):
         own_cgroup(str(tmp_path / "mountinfo"), str(tmp_path / "cgroup"))
+
+
+def test_groups_left_by_a_killed_run_are_removed_and_live_or_busy_ones_stay(tmp_path: Path) -> None:
+    """A run killed by SIGKILL left its empty groups behind for good; the next run's check removes them."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # its pid names no live process now
+    stale, busy = tmp_path / f"blindchess-clock-{ended.pid}-0", tmp_path / f"blindchess-clock-{ended.pid}-1"
+    live, other = tmp_path / f"blindchess-clock-{os.getpid()}-7", tmp_path / "not-ours-1-2"
+    for path in (stale, busy, live, other):
+        path.mkdir()
+    (busy / "cgroup.procs").write_text("")  # a group that still holds something cannot be removed
+    assert remove_stale_groups(tmp_path) == [stale]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(path.name for path in (busy, live, other))
 
 
 def test_the_clock_mode_is_recorded_only_when_it_is_not_wall_time() -> None:
