@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief, weighted
-from blindchess.config_tree import ConfigError, check_types, override
+from blindchess.config_tree import ConfigError, Count, check_settings, override
 from blindchess.errors import did_you_mean
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
@@ -102,7 +102,7 @@ class BeliefConfig:
     """``hybrid``: how many particles."""
 
     def __post_init__(self) -> None:
-        check_types(self)
+        check_settings(self)
         if self.kind not in BELIEF_KINDS:
             hint = did_you_mean(self.kind, BELIEF_KINDS)
             raise ConfigError(f"unknown belief kind {self.kind!r}{hint} (kinds: {', '.join(BELIEF_KINDS)})")
@@ -125,7 +125,7 @@ class FlagshipConfig:
     """Plan each turn's sense and move time with the `clock` table; false keeps the planner's and selector's fixed plans."""
     low_clock_seconds: float = 12.0
     """Below this clock the bot does not sense."""
-    difficulty_boards: int = 64
+    difficulty_boards: Count = 64
     """Boards sampled each turn to weigh its difficulty for the clock plan."""
     selector: SelectorConfig = field(default_factory=SelectorConfig)
     """The move selector's settings."""
@@ -137,9 +137,7 @@ class FlagshipConfig:
     """The belief."""
 
     def __post_init__(self) -> None:
-        check_types(self)
-        if self.difficulty_boards < 1:
-            raise ConfigError(f"difficulty_boards must be >= 1, got {self.difficulty_boards!r}")
+        check_settings(self)
 
     def belief_factory(self) -> Callable[[], Belief]:
         """Builds a fresh belief for each game."""

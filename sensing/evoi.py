@@ -42,7 +42,7 @@ import numpy as np
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardSample, draw
-from blindchess.config_tree import check_types
+from blindchess.config_tree import Count, check_settings
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, material_lead
 from blindchess.evaluation.values import level_boosts
 
@@ -104,7 +104,7 @@ class EvoiSettings:
     """The value-of-information planner's settings, stated once: the planner takes them and the
     flagship's ``planner`` table is them (`blindchess.bots.flagship_config.PlannerConfig`)."""
 
-    boards: int = 48
+    boards: Count = 48
     """Boards drawn from the belief to score (the proxy is per board and move)."""
     information_weight: float = 0.5
     """Pawns of value per bit of information gain added to a sense's score."""
@@ -126,9 +126,7 @@ class EvoiSettings:
     `information_weight`: the king's square is worth more than any other square's)."""
 
     def __post_init__(self) -> None:
-        check_types(self)
-        if self.boards < 1:
-            raise SensePlanError(f"boards must be >= 1, got {self.boards!r}")
+        check_settings(self, SensePlanError)
 
 
 class ValueOfInformationSensePlanner:
