@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief, weighted
-from blindchess.config_tree import ConfigError, Count, check_settings, override
+from blindchess.config_tree import ConfigError, Count, Settings, override
 from blindchess.errors import did_you_mean
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
@@ -88,7 +88,7 @@ class PlannerConfig(EvoiSettings):
 
 
 @dataclass(frozen=True, slots=True)
-class BeliefConfig:
+class BeliefConfig(Settings):
     """The belief and how its boards are weighted."""
 
     kind: str = "board-set"
@@ -102,7 +102,7 @@ class BeliefConfig:
     """``hybrid``: how many particles."""
 
     def __post_init__(self) -> None:
-        check_settings(self)
+        Settings.__post_init__(self)
         if self.kind not in BELIEF_KINDS:
             hint = did_you_mean(self.kind, BELIEF_KINDS)
             raise ConfigError(f"unknown belief kind {self.kind!r}{hint} (kinds: {', '.join(BELIEF_KINDS)})")
@@ -118,7 +118,7 @@ class BeliefConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class FlagshipConfig:
+class FlagshipConfig(Settings):
     """Every setting of a `PlannerPresetBot` (the module docstring has the layout)."""
 
     time_managed: bool = True
@@ -135,9 +135,6 @@ class FlagshipConfig:
     """The clock plan (used when `time_managed`)."""
     belief: BeliefConfig = field(default_factory=BeliefConfig)
     """The belief."""
-
-    def __post_init__(self) -> None:
-        check_settings(self)
 
     def belief_factory(self) -> Callable[[], Belief]:
         """Builds a fresh belief for each game."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Annotated
 
-from blindchess.config_tree import Bound, Count, Share, check_settings
+from blindchess.config_tree import Bound, Count, Settings, Share
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL
 
 from .base import MoveSelectionError, SearchRule
@@ -32,8 +32,15 @@ Seconds = Annotated[float, Bound(gt=0.0)]
 """A length of time that cannot be zero."""
 
 
+class Table(Settings):
+    """A table of the selector's settings: a value out of its bounds raises `MoveSelectionError`."""
+
+    __slots__ = ()
+    bound_error = MoveSelectionError
+
+
 @dataclass(frozen=True, slots=True)
-class SearchSettings:
+class SearchSettings(Table):
     """How each position is searched: to a fixed depth, or by time."""
 
     depth: Annotated[int, Bound(ge=0, note="0: search by time")] = 0
@@ -45,9 +52,6 @@ class SearchSettings:
     max_position_seconds: Seconds = 5.0
     """The longest search of one position."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
     @property
     def rule(self) -> SearchRule:
         """The timed search's rule from `share`, `overhead` and `max_position_seconds`."""
@@ -55,7 +59,7 @@ class SearchSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class CandidateSettings:
+class CandidateSettings(Table):
     """Which moves are scored on every board, and when a close call is looked at again."""
 
     count: Count = 8
@@ -69,12 +73,9 @@ class CandidateSettings:
     second_look: Count = 3
     """How many of the best candidates a second look scores again, on twice as many fresh boards."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
 
 @dataclass(frozen=True, slots=True)
-class SafetySettings:
+class SafetySettings(Table):
     """The cheap own-king exposure check, on a larger sample than the engine's."""
 
     boards: int = 160
@@ -86,12 +87,9 @@ class SafetySettings:
     exposure_penalty: float = 10.0
     """Subtracted from a move's score per unit probability that it leaves our king capturable."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
 
 @dataclass(frozen=True, slots=True)
-class HuntSettings:
+class HuntSettings(Table):
     """Converting a won game: the engine's own move on the likeliest boards gains a bonus."""
 
     material: float = HUNT_MATERIAL
@@ -103,12 +101,9 @@ class HuntSettings:
     share: Share = 0.3
     """Share of the move's budget those hunting searches take."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
 
 @dataclass(frozen=True, slots=True)
-class PanicSettings:
+class PanicSettings(Table):
     """Too little clock or budget to search: the proxy alone picks the move."""
 
     seconds: float = 15.0
@@ -120,12 +115,9 @@ class PanicSettings:
     safety_boards: int = 16
     """Exposure boards when the engine is skipped."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
 
 @dataclass(frozen=True, slots=True)
-class EngineSettings:
+class EngineSettings(Table):
     """The Stockfish processes and what they keep."""
 
     processes: Count = 1
@@ -137,9 +129,6 @@ class EngineSettings:
     cache: int = 4096
     """Positions whose answers the engine pool keeps."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
     @property
     def options(self) -> dict[str, int]:
         """The UCI options every engine gets."""
@@ -147,7 +136,7 @@ class EngineSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class PonderSettings:
+class PonderSettings(Table):
     """Thinking on the opponent's turn."""
 
     boards: Count = 48
@@ -155,12 +144,9 @@ class PonderSettings:
     score_cache: Annotated[int, Bound(ge=0, note="0 keeps none")] = 65_536
     """Position values pondering keeps for the next turns (`ScoreCache`); 0 keeps none."""
 
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
-
 
 @dataclass(frozen=True, slots=True)
-class SelectorConfig:
+class SelectorConfig(Table):
     """The settings of `blindchess.moving.stockfish_selector.StockfishMoveSelector` (its docstring has the formulas)."""
 
     boards: Count = 24
@@ -193,9 +179,6 @@ class SelectorConfig:
     """The Stockfish processes."""
     ponder: PonderSettings = field(default_factory=PonderSettings)
     """Thinking on the opponent's turn."""
-
-    def __post_init__(self) -> None:
-        check_settings(self, MoveSelectionError)
 
 
 RENAMED: Mapping[str, str] = MappingProxyType({

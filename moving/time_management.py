@@ -55,7 +55,7 @@ import math
 from dataclasses import dataclass
 from typing import Annotated
 
-from blindchess.config_tree import Bound, Count, Share, check_settings
+from blindchess.config_tree import Bound, Count, Settings, Share
 from blindchess.errors import BlindchessError
 
 from .base import SearchRule
@@ -97,7 +97,7 @@ class Allotment:
 
 
 @dataclass(frozen=True, slots=True)
-class TimeManager:
+class TimeManager(Settings):
     """The clock plan of the module docstring: the ``clock`` table of the flagship's settings.
 
     >>> manager = TimeManager()
@@ -132,8 +132,10 @@ class TimeManager:
     short_search_longest: Annotated[float, Bound(gt=0.0)] = 0.5
     """In a short game, the longest search of one position."""
 
+    bound_error = TimeManagementError
+
     def __post_init__(self) -> None:
-        check_settings(self, TimeManagementError)
+        Settings.__post_init__(self)
         if self.expected_turns < self.min_turns_left:
             raise TimeManagementError(f"expected_turns must be >= min_turns_left ({self.min_turns_left}), got {self.expected_turns!r}")
 

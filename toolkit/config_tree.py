@@ -3,7 +3,7 @@
 A *config* is a frozen dataclass whose fields are ``bool``, ``int``, ``float``, ``str`` or
 another config (a nested TOML table), each with its default and an attribute docstring; a number's
 allowed range is part of its type (``Annotated[int, Bound(ge=0)]``, or the aliases `Count` and `Share`).
-Python builds one directly (its ``__post_init__`` calls `check_settings`); a TOML file, a
+Python builds one directly (a `Settings` checks itself: `check_settings`); a TOML file, a
 command line's ``--settings`` string or a tournament's ``settings`` table builds one with
 `build` or `override`, which refuse an unknown field with its dotted name and the nearest
 valid names (or the new name of a renamed one), and a value of the wrong type with the type the field takes. `to_toml` prints a
@@ -33,11 +33,9 @@ Traceback (most recent call last):
 ...
 blindchess.config_tree.ConfigError: setting 'depth' takes int, got 1.5 (float)
 >>> @dataclass(frozen=True)
-... class Pool:
+... class Pool(Settings):
 ...     processes: Count = 1
 ...     share: Annotated[float, Bound(gt=0.0, le=1.0, note="of the clock")] = 0.5
-...     def __post_init__(self) -> None:
-...         check_settings(self)
 >>> Pool(share=0.0)
 Traceback (most recent call last):
 ...
@@ -57,7 +55,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, ClassVar, Optional, TypeVar
 
 from .errors import BlindchessError, did_you_mean
 
@@ -159,6 +157,20 @@ def check_settings(config: object, error: type[ValueError] = ConfigError) -> Non
         _checked(kind, value, name)
         if bound is not None and not bound.holds(value):
             raise error(f"{name} must be {bound}, got {value!r}")
+
+
+class Settings:
+    """A settings table: a dataclass deriving from this is checked as it is built (`check_settings`).
+
+    A value outside its bound raises `bound_error`, the table's own kind of error (a subclass sets it). A table
+    with a check across fields overrides ``__post_init__`` and calls ``Settings.__post_init__(self)`` first.
+    """
+
+    __slots__ = ()
+    bound_error: ClassVar[type[ValueError]] = ConfigError
+
+    def __post_init__(self) -> None:
+        check_settings(self, self.bound_error)
 
 
 def _leaf_names(cls: type, prefix: str) -> list[str]:
