@@ -136,10 +136,6 @@ class FlagshipConfig(Settings):
     belief: BeliefConfig = field(default_factory=BeliefConfig)
     """The belief."""
 
-    def belief_factory(self) -> Callable[[], Belief]:
-        """Builds a fresh belief for each game."""
-        return self.belief.build
-
 
 NEVER = math.inf
 

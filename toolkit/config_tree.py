@@ -61,7 +61,6 @@ from .errors import BlindchessError, did_you_mean
 
 C = TypeVar("C")
 
-SCALARS = (bool, int, float, str)
 _NONE: Mapping[str, str] = MappingProxyType({})
 
 
