@@ -17,9 +17,10 @@ Three comparisons of OLD and NEW (renames read from ``git diff -M``):
 - ``touched``: the files that the commits given by ``--touched-by`` changed (a commit: against its
   first parent; ``A..B``: ``git diff A B``), each at its name in either commit;
 - ``own``: the sum over those commits (and ranges) of library(commit) - library(first parent), which is
-  what they changed themselves, whatever other merges did to the same files.
+  what they changed themselves, whatever other merges did to the same files; less the own change of
+  each ``--except`` commit (another issue's work that came in with one of the merges).
 
-    python experiments/library_lines.py 147f598 HEAD --touched-by 94ddf3d 6a8648a 2e4e614 62e700d..HEAD
+    python3 experiments/library_lines.py 147f598 HEAD --touched-by 94ddf3d 6a8648a 2e4e614 --except 2a458b6
 """
 
 from __future__ import annotations
@@ -104,6 +105,14 @@ def left_library(old: str, new: str, before: Library) -> set[str]:
     return {path for moved, path in renames(old, new).items() if path in before.counts and moved.split("/")[0] in NOT_LIBRARY}
 
 
+def own_change(start: str, end: str) -> Counter[str]:
+    """Library lines at `end` less those at `start` (files that left for test data counted on neither side)."""
+    before, after = Library(start), Library(end)
+    change = total(after.by_folder())
+    change.subtract(total(before.by_folder(set(before.counts) - left_library(start, end, before))))
+    return change
+
+
 def total(folders: dict[str, Counter[str]]) -> Counter[str]:
     return sum(folders.values(), Counter())
 
@@ -131,6 +140,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("old", help="the earlier commit")
     parser.add_argument("new", nargs="?", default="HEAD", help="the later commit (default HEAD)")
     parser.add_argument("--touched-by", nargs="*", default=[], metavar="COMMIT", help="commits (or A..B ranges): the 'touched' scope")
+    parser.add_argument("--except", nargs="*", default=[], dest="excepted", metavar="COMMIT", help="commits not counted in own")
     args = parser.parse_args(argv)
     old, new = Library(args.old), Library(args.new)
     gone = left_library(args.old, args.new, old)
@@ -145,13 +155,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     old_side = (paths | {back[path] for path in new_side if path in back}) & kept
     table(f"touched by {' '.join(args.touched_by)}", old.by_folder(old_side), new.by_folder(new_side))
     own: Counter[str] = Counter()
-    for spec in args.touched_by:
-        start, end = touched(spec)
-        before, after = Library(start), Library(end)
-        change = total(after.by_folder())
-        change.subtract(total(before.by_folder(set(before.counts) - left_library(start, end, before))))
-        print(f"own change of {spec}: code {change['code']:+,}, +docs {change['+docs']:+,}")
-        own.update({"code": change["code"], "+docs": change["+docs"]})
+    for sign, spec in [(1, spec) for spec in args.touched_by] + [(-1, spec) for spec in args.excepted]:
+        change = own_change(*touched(spec))
+        print(f"own change of {spec}: code {change['code']:+,}, +docs {change['+docs']:+,}{'' if sign > 0 else ' (not counted)'}")
+        own.update({key: sign * change[key] for key in ("code", "+docs")})
     print(f"own change of them all: code {own['code']:+,}, +docs {own['+docs']:+,}")
 
 if __name__ == "__main__":
