@@ -29,8 +29,10 @@ overhead per turn (belief updates and bookkeeping: the turn's wall time minus wh
 planner and selector took, averaged) is taken off, and the sense and move budgets reach the
 planner and selector through their contexts. In a game the manager calls long (by the clock
 at the bot's first turn, `TimeManager.is_long`) what the sense leaves unused goes to the move
-(`Allotment.after_sense`); the manager also hands the selector the game's search rule
-(`TimeManager.search_rule`, in `MoveContext.search`).
+(`Allotment.after_sense`), the move is capped by the seconds it can still buy on the belief
+(`Allotment.within`: the selector's own word if it is a `CoverageReporter`, else
+`TimeManager.cover_seconds`), and each turn's weight counts against the game's mean; the manager
+also hands the selector the game's search rule (`TimeManager.search_rule`, in `MoveContext.search`).
 Without a manager, each keeps its own fixed plan.
 
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.sandbox.pondering` between
@@ -74,7 +76,7 @@ from blindchess.arbiter.game.observations import (
 from blindchess.arbiter.rules.fast_actions import move_actions as own_move_actions
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.beliefs.samples import draw
-from blindchess.moving.base import MoveContext, MoveSelector, PonderingSelector
+from blindchess.moving.base import CoverageReporter, MoveContext, MoveSelector, PonderingSelector
 from blindchess.moving.time_management import Allotment, TimeManager, difficulty
 from blindchess.sensing.base import SenseContext, SensePlanner
 
@@ -248,7 +250,9 @@ class BeliefBot(ObservingPlayer):
             context = MoveContext(self.color, self.game.increment)
         else:
             long_game = self.time_manager.is_long(self.game.start_clock)
-            allotment = self.game.allotment.after_sense(self.game.sense_seconds) if long_game else self.game.allotment
+            allotment = self.game.allotment
+            if long_game:
+                allotment = allotment.after_sense(self.game.sense_seconds).within(self._work(move_actions))
             search = self.time_manager.search_rule(self.game.start_clock)
             context = MoveContext(self.color, self.game.increment, allotment.move, allotment.hard, search=search)
         try:
@@ -258,6 +262,16 @@ class BeliefBot(ObservingPlayer):
             move = None
         self.game.thinking += time.monotonic() - started
         return move if move in move_actions else None
+
+    def _work(self, move_actions: list[chess.Move]) -> float:
+        """Seconds this move can still buy on the belief: the selector's own word (`CoverageReporter`), else the clock plan's."""
+        assert self.time_manager is not None
+        if isinstance(self.move_selector, CoverageReporter):
+            try:
+                return self.move_selector.cover_seconds(self.belief, move_actions, self.color)
+            except Exception as error:
+                self._failed("cover_seconds", error, "capping the move by the clock plan's estimate")
+        return self.time_manager.cover_seconds(len(self.belief))
 
     def _failed(self, callback: str, error: Exception, instead: str) -> None:
         """Count and log (at ERROR, with the traceback) a planner or selector call that raised."""
@@ -281,7 +295,12 @@ class BeliefBot(ObservingPlayer):
         levels = draw(self.belief, self.difficulty_boards, self.rng, self.color).threat_levels()
         threat = float(((levels == 2) + (levels == 1) / 3.0).mean()) if len(levels) else 0.0
         weight = difficulty(len(self.belief), threat)
-        return self.time_manager.allot(seconds_left, self.game.increment, self.game.turns, weight, self.game.overhead)
+        self.game.difficulty_total += weight
+        mean = self.game.difficulty_total / (self.game.turns + 1)
+        start = self.game.start_clock if self.game.start_clock is not None else seconds_left
+        return self.time_manager.allot(
+            seconds_left, self.game.increment, self.game.turns, weight, self.game.overhead, start_seconds=start, mean_difficulty=mean
+        )
 
     def _end_turn(self, now: float) -> None:
         """Count the turn and fold its overhead (wall time less thinking) into the moving average."""

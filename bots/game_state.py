@@ -52,6 +52,8 @@ class GameState:
     """Seconds per turn spent outside the planner and selector (a moving average)."""
     allotment: Optional[Allotment] = None
     """This turn's plan from the time manager."""
+    difficulty_total: float = 0.0
+    """The difficulty weights of the turns planned so far, summed (a long game weighs a turn against their mean)."""
     sense_seconds: float = 0.0
     """What this turn's sense took."""
     start_clock: Optional[float] = None

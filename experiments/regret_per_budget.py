@@ -85,7 +85,10 @@ class FixedTurn(TimeManager):
 
     turn_seconds: float = 2.0
 
-    def allot(self, seconds_left: float, increment: float, turn: int, difficulty: float = 1.0, overhead: float = 0.0) -> Allotment:
+    def allot(
+        self, seconds_left: float, increment: float, turn: int, difficulty: float = 1.0, overhead: float = 0.0, *,
+        start_seconds: float = 0.0, mean_difficulty: float = 1.0,
+    ) -> Allotment:
         move = (1.0 - self.sense_share) * self.turn_seconds
         return Allotment(self.sense_share * self.turn_seconds, move, self.hard_factor * move)
 

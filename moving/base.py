@@ -125,3 +125,18 @@ class PonderingSelector(Protocol):
         It must return promptly once `stop` is set and leave the selector usable whenever it returns.
         """
         ...
+
+
+@runtime_checkable
+class CoverageReporter(Protocol):
+    """A selector that can say how long its move would need to cover a belief: the seam the clock plan caps a long
+    game's move with (`blindchess.moving.time_management.Allotment.within`, called by `BeliefBot.choose_move`)."""
+
+    def cover_seconds(self, belief: Belief, move_actions: list[chess.Move], color: Color) -> float:
+        """Seconds past which more time would not change the move chosen on `belief`: every move worth scoring scored
+        on every board worth scoring, at the depth it searches when time allows (``math.inf``: no bound it can tell).
+
+        Called once a turn, after the sense, before `MoveSelector.choose_move`; cheap (no search), reads nothing it
+        does not already hold (the seconds a search took on earlier turns, say).
+        """
+        ...

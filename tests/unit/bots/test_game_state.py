@@ -23,9 +23,14 @@ class RecordingClock(TimeManager):
         super().__init__()
         object.__setattr__(self, "plans", [])
 
-    def allot(self, seconds_left: float, increment: float, turn: int, difficulty: float = 1.0, overhead: float = 0.0) -> Allotment:
+    def allot(
+        self, seconds_left: float, increment: float, turn: int, difficulty: float = 1.0, overhead: float = 0.0, *,
+        start_seconds: float = 0.0, mean_difficulty: float = 1.0,
+    ) -> Allotment:
         self.plans.append((seconds_left, increment, turn))
-        return super().allot(seconds_left, increment, turn, difficulty, overhead)
+        return super().allot(
+            seconds_left, increment, turn, difficulty, overhead, start_seconds=start_seconds, mean_difficulty=mean_difficulty
+        )
 
 
 def _play(bot: FlagshipBot, clock: RecordingClock, seconds: float, increment: float, seed: int) -> list[tuple[float, float, int]]:
