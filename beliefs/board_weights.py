@@ -29,7 +29,6 @@ Weightings here:
 from __future__ import annotations
 
 import logging
-import math
 from typing import Optional, Protocol, runtime_checkable
 
 import chess
@@ -212,6 +211,16 @@ def grid_board(row: np.ndarray, turn: chess.Color) -> chess.Board:
     return board
 
 
+def sigmoid_weights(scores: np.ndarray, scale: float, floor: float) -> np.ndarray:
+    """`StockfishSigmoid`'s weights of boards scored `scores` (centipawns for the opponent): ``floor + (1 - floor) sigmoid(v / scale)``.
+
+    >>> sigmoid_weights(np.array([0.0, 2000.0, -2000.0]), 200.0, 0.02).round(3).tolist()
+    [0.51, 1.0, 0.02]
+    """
+    weights: np.ndarray = floor + (1.0 - floor) / (1.0 + np.exp(-np.asarray(scores, dtype=np.float64) / scale))
+    return weights
+
+
 DEPTH_ONE = chess.engine.Limit(depth=1)
 """The Stockfish weighting's default search: one ply (it scores every board of a set)."""
 
@@ -257,11 +266,9 @@ class StockfishSigmoid(_StreamFollower):
     def log_weights(self, grid: np.ndarray) -> np.ndarray:
         if self.color is None:
             raise NotInitialisedError("the Stockfish weighting has not received GameStarted")
-        weights = np.empty(len(grid))
-        for i, row in enumerate(grid):
-            score = self.score(grid_board(row, self.turn), not self.color)
-            weights[i] = self.floor + (1 - self.floor) / (1 + math.exp(-score / self.scale))
-        return np.log(weights)
+        scores = np.array([self.score(grid_board(row, self.turn), not self.color) for row in grid], dtype=np.float64)
+        log_w: np.ndarray = np.log(sigmoid_weights(scores, self.scale, self.floor))
+        return log_w
 
     def copy(self) -> StockfishSigmoid:
         other = StockfishSigmoid(self.engine, self.limit, self.scale, self.floor, self.mate_cp)
