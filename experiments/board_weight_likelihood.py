@@ -142,8 +142,9 @@ def replay(decision_list: Sequence[Decision]) -> Iterator[tuple[Decision, str, W
         try:
             belief.update(event)
         except BeliefError as error:
+            at = turn + isinstance(event, OpponentMoved)
             raise RecordError(
-                f"{first.source}: the flagship's belief cannot follow turn {turn + 1} ({type(error).__name__}: {error})"
+                f"{first.source}: the flagship's belief cannot follow own turn {at} ({type(error).__name__}: {error})"
             ) from error
         prior.update(event)
         turn += isinstance(event, OpponentMoved)
@@ -206,7 +207,7 @@ def score_point(
         scored = inverse[rng.choice(len(grid), size=boards, replace=False)]
         q = np.exp(prior.temperature * lw + log_counts - log_sum(prior.temperature * lw + log_counts))
         by_learned = rng.choice(len(placements), size=boards, p=q / q.sum())
-    row["lw"] = np.round(lw[scored], 4).tolist()
+    row["lw"] = lw[scored].tolist()
     color = truth.turn
     row["cp"] = {
         str(depth): {
@@ -240,7 +241,7 @@ def measure(args: argparse.Namespace, found: Sequence[Decision]) -> list[dict[st
                 rows.append(row)
                 out.write(json.dumps(row) + "\n")
             evals.save()
-            print(f"  {Path(source).name} ({'white' if color else 'black'}): {len(wanted)} turns; {len(rows)} points, "
+            print(f"  {Path(source).name} ({'white' if color else 'black'}): turns {len(wanted)}; points so far {len(rows)}, "
                   f"{evals.searched} searched, {evals.hits} from the cache; load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     return rows
 
@@ -299,7 +300,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 parser.error(f"no turn of a player named like {args.player!r} in the histories")
             args.out.mkdir(parents=True, exist_ok=True)
             print(
-                f"{len(found)} turns from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}",
+                f"turns drawn: {len(found)}, games: {len({d.source for d in found})}; load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
             rows = measure(args, found)
