@@ -238,8 +238,8 @@ class StockfishSigmoid(_StreamFollower):
         scale: centipawns per unit of the sigmoid's argument.
         floor: the least weight of any board.
         max_boards: the largest set weighed; a larger one is read unweighted (every ``w(s)``
-            equal), since one search per board would cost seconds a read (about 1.4 ms a board
-            at depth 1 on a loaded machine). None weighs every set.
+            equal), since one search per board would cost seconds a read (1.4-5.6 ms a board
+            at depth 1 on a loaded 2-core machine). None weighs every set.
     """
 
     def __init__(

@@ -111,18 +111,18 @@ class BeliefConfig:
     kind: str = "board-set"
     """``board-set``: every consistent board, equally likely; ``hybrid``: exact while small, particles past
     `switch_boards`; ``learned``: the board set weighted by the shipped posterior network (torch on first use);
-    ``stockfish``: the board set weighted as StrangeFish2 weighs its own (`StockfishSigmoid` at depth 1, 200 cp), which
-    gave the true board 0.33 bits more than the uniform set after the opponent's move in the StrangeFish2 records
-    (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
+    ``stockfish``: the board set weighted as StrangeFish2 weighs its own (`StockfishSigmoid` at depth 1, 200 cp) up to
+    `sigmoid_boards`, which gave the true board 0.22 bits more than the uniform set after the opponent's move in the
+    StrangeFish2 records (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
     max_boards: int = 60_000
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
     """``hybrid``: how many particles."""
-    sigmoid_boards: int = 1_000
-    """``stockfish``: the largest set weighed (a depth-1 search a board, about 1.4 ms on a loaded machine); larger sets
-    are read unweighted."""
+    sigmoid_boards: int = 300
+    """``stockfish``: the largest set weighed (a depth-1 search a board, 1.4-5.6 ms on the shared 2-core machine);
+    larger sets are read unweighted. 300 keeps most of the likelihood gain of 1,000 (docs/champion.md)."""
 
     def __post_init__(self) -> None:
         check_types(self)

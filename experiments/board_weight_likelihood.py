@@ -27,7 +27,7 @@ new boards; each point is a line of ``OUT/rows.jsonl``, and the tables go to std
 ``OUT/table.md``. ``--from-rows`` tabulates a finished run again without Stockfish::
 
     nice -n 10 python3 experiments/board_weight_likelihood.py ../shared/games/strangefish2*/*.json \\
-        --turns 150 --depths 1 6 --out data/weights-<commit>
+        --turns 150 --depths 1 7 --boards 100 --seed 1 --out data/weights-<commit>
 
 A set that lacks the true placement (the cap dropped it) gives it probability 0 under every
 weighting: those points are counted in the summary and left out of the means, which compare
