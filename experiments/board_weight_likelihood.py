@@ -249,7 +249,7 @@ def measure(args: argparse.Namespace, found: Sequence[Decision]) -> list[dict[st
 def report(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
     """The summary and the tables of a run's rows."""
     depths = sorted({int(depth) for row in rows if row["truth_in"] for depth in row["cp"]})
-    chosen = weightings(args.scales, depths, TEMPERATURES)
+    chosen = weightings(args.scales, depths, TEMPERATURES, args.caps)
     parts = [summary(rows)]
     for stage in ("moved", "sensed"):
         parts.append(
@@ -259,7 +259,7 @@ def report(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
     few = [
         w
         for w in chosen
-        if (w.kind in ("uniform", "sigmoid") and w.mix == MIX)
+        if (w.kind in ("uniform", "sigmoid") and w.mix == MIX and w.cap is None)
         or (w.kind == "learned" and w.temperature == DEFAULT_TEMPERATURE)
     ]
     parts.append(
@@ -285,6 +285,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )  # fmt: skip
     parser.add_argument(
         "--out", type=Path, default=Path("results/weights"), help="folder of rows.jsonl, evals.json, table.md"
+    )
+    parser.add_argument(
+        "--caps", type=int, nargs="*", default=[300], help="also the first sigmoid on sets of at most these sizes (default 300)"
     )
     parser.add_argument("--from-rows", action="store_true", help="search nothing: tabulate OUT/rows.jsonl again")
     parser.add_argument("--seed", type=int, default=1)

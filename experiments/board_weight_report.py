@@ -72,26 +72,33 @@ class Weighting:
     depth: int = 1
     temperature: float = DEFAULT_TEMPERATURE
     mix: float = MIX
+    cap: Optional[int] = None
+    """The sigmoid weighs sets of at most this many boards, larger ones stay uniform (`StockfishSigmoid`'s ``max_boards``)."""
 
     @property
     def name(self) -> str:
         sigmoid = f"sigmoid {self.scale:.0f} cp, depth {self.depth}"
+        capped = "" if self.cap is None else f", sets <= {self.cap}"
         return {
             "uniform": "uniform",
             "learned": f"learned, t = {self.temperature:g}",
-            "sigmoid": sigmoid + ("" if self.mix == MIX else f", mix {self.mix:g}"),
+            "sigmoid": sigmoid + ("" if self.mix == MIX else f", mix {self.mix:g}") + capped,
             "product": f"learned x {sigmoid}",
             "mixture": f"(learned + {sigmoid}) / 2",
         }[self.kind]
 
 
-def weightings(scales: Sequence[float], depths: Sequence[int], temperatures: Sequence[float]) -> list[Weighting]:
-    """The table's rows: uniform, the learned prior at each temperature, the sigmoid at each scale and depth,
-    and the product and mixture of the learned prior (its default temperature) with each sigmoid."""
+def weightings(
+    scales: Sequence[float], depths: Sequence[int], temperatures: Sequence[float], caps: Sequence[int] = ()
+) -> list[Weighting]:
+    """The table's rows: uniform, the learned prior at each temperature, the sigmoid at each scale and depth (the
+    first scale also at mix 0 and at each of `caps`), and the product and mixture of the learned prior (its default
+    temperature) with each sigmoid."""
     found = [Weighting("uniform"), *(Weighting("learned", temperature=t) for t in temperatures)]
     for depth in depths:
         found += [Weighting("sigmoid", scale, depth) for scale in scales]
         found.append(Weighting("sigmoid", scales[0], depth, mix=0.0))
+        found += [Weighting("sigmoid", scales[0], depth, cap=cap) for cap in caps]
         found += [Weighting(kind, scale, depth) for kind in ("product", "mixture") for scale in scales]
     return found
 
@@ -106,7 +113,7 @@ def probability(row: dict[str, Any], weighting: Weighting) -> float:
         return 0.0
     count, boards = row["truth_count"], row["boards"]
     uniform = count / boards
-    if weighting.kind == "uniform":
+    if weighting.kind == "uniform" or (weighting.cap is not None and boards > weighting.cap):
         return float(uniform)
     if weighting.kind == "mixture":
         return 0.5 * (
@@ -144,7 +151,7 @@ def bits(row: dict[str, Any], weighting: Weighting) -> float:
 
 def above(row: dict[str, Any], weighting: Weighting) -> Optional[float]:
     """The share of the set weighted above the truth (ties half), from the scored boards; None for the mixture."""
-    if weighting.kind == "uniform":
+    if weighting.kind == "uniform" or (weighting.cap is not None and row["boards"] > weighting.cap):
         return 0.5 * (1.0 - float(row["truth_count"]) / float(row["boards"]))
     if weighting.kind == "learned":
         return float(row["learned"]["above"])

@@ -58,6 +58,9 @@ def test_a_replay_scores_each_drawn_turn_after_the_move_and_after_the_sense(poin
 def test_uniform_is_log2_of_the_set_size_over_the_truths_boards(points: list[Point]) -> None:
     for row, *_ in points:
         assert bits(row, Weighting("uniform")) == pytest.approx(math.log2(row["boards"] / row["truth_count"]))
+        if row["placements"] > 1:  # a set past the cap stays uniform
+            capped = Weighting("sigmoid", cap=row["boards"] - 1)
+            assert bits(row, capped) == bits(row, Weighting("uniform")) != bits(row, Weighting("sigmoid"))
     unique = [row for row, *_ in points if row["truth_count"] == 1]
     assert unique, "a point whose true placement is one board of the set"
     for row in unique:
