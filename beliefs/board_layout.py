@@ -16,12 +16,8 @@ change what a player can observe before the reversible-move limit.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import chess
 import numpy as np
-
-from blindchess.arbiter.rules.lookup_tables import BIT
 
 from .base import channel
 
@@ -79,12 +75,6 @@ def row_board(
     board.castling_rights = castling_bitboard(int(castling))
     board.ep_square = int(ep) if ep >= 0 else None
     return board
-
-
-def square_bit(square: Optional[int]) -> np.uint64:
-    """The bitboard of `square` (0 for None)."""
-    bit: np.uint64 = BIT[square] if square is not None else np.uint64(0)
-    return bit
 
 
 def own_grid(own: np.ndarray, color: chess.Color) -> np.ndarray:

@@ -437,11 +437,6 @@ def _types_of(boards: np.ndarray) -> np.ndarray:
     return types
 
 
-def encode_stream(events: list[Observation]) -> np.ndarray:
-    """Frames of every event of one player's stream but `GameEnded`: shape ``(T, FRAME_SIZE)`` uint8."""
-    encoder = StreamEncoder()
-    frames = [frame for frame in (encoder.push(event) for event in events) if frame is not None]
-    return np.stack(frames) if frames else np.zeros((0, FRAME_SIZE), dtype=np.uint8)
 
 
 def relative_targets(board: chess.Board, color: chess.Color) -> np.ndarray:

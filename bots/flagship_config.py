@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief, StockfishSigmoid, weighted
-from blindchess.config_tree import ConfigError, check_types, override
+from blindchess.config_tree import ConfigError, Count, Settings, override
 from blindchess.errors import did_you_mean
 from blindchess.evaluation.stockfish import Engine
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
@@ -105,7 +105,7 @@ class PlannerConfig(EvoiSettings):
 
 
 @dataclass(frozen=True, slots=True)
-class BeliefConfig:
+class BeliefConfig(Settings):
     """The belief and how its boards are weighted."""
 
     kind: str = "board-set"
@@ -120,14 +120,12 @@ class BeliefConfig:
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
     """``hybrid``: how many particles."""
-    sigmoid_boards: int = 300
+    sigmoid_boards: Count = 300
     """``stockfish``: the largest set weighed (a depth-1 search a board, 1.4-5.6 ms on the shared 2-core machine);
     larger sets are read unweighted. 300 keeps most of the likelihood gain of 1,000 (docs/champion.md)."""
 
     def __post_init__(self) -> None:
-        check_types(self)
-        if self.sigmoid_boards < 1:
-            raise ConfigError(f"belief.sigmoid_boards must be >= 1, got {self.sigmoid_boards!r}")
+        Settings.__post_init__(self)
         if self.kind not in BELIEF_KINDS:
             hint = did_you_mean(self.kind, BELIEF_KINDS)
             raise ConfigError(f"unknown belief kind {self.kind!r}{hint} (kinds: {', '.join(BELIEF_KINDS)})")
@@ -143,14 +141,14 @@ class BeliefConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class FlagshipConfig:
+class FlagshipConfig(Settings):
     """Every setting of a `PlannerPresetBot` (the module docstring has the layout)."""
 
     time_managed: bool = True
     """Plan each turn's sense and move time with the `clock` table; false keeps the planner's and selector's fixed plans."""
     low_clock_seconds: float = 12.0
     """Below this clock the bot does not sense."""
-    difficulty_boards: int = 64
+    difficulty_boards: Count = 64
     """Boards sampled each turn to weigh its difficulty for the clock plan."""
     selector: SelectorConfig = field(default_factory=SelectorConfig)
     """The move selector's settings."""
@@ -160,15 +158,6 @@ class FlagshipConfig:
     """The clock plan (used when `time_managed`)."""
     belief: BeliefConfig = field(default_factory=BeliefConfig)
     """The belief."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        if self.difficulty_boards < 1:
-            raise ConfigError(f"difficulty_boards must be >= 1, got {self.difficulty_boards!r}")
-
-    def belief_factory(self) -> Callable[[], Belief]:
-        """Builds a fresh belief for each game."""
-        return self.belief.build
 
 
 NEVER = math.inf

@@ -50,7 +50,7 @@ class PlannerPresetBot(BeliefBot):
         """The settings this bot was built from."""
         chosen = self.settings
         super().__init__(
-            chosen.belief_factory(),
+            chosen.belief.build,
             chosen.planner.build(),
             StockfishMoveSelector(chosen.selector, clock=chosen.clock),
             rng,

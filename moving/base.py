@@ -54,7 +54,7 @@ class SearchRule:
     def __post_init__(self) -> None:
         if not 0.0 < self.share <= 1.0 or self.overhead < 0.0 or self.longest <= 0.0:
             raise MoveSelectionError(
-                "need 0 < search_share <= 1, search_overhead >= 0 and max_position_seconds > 0, "
+                "a search rule needs 0 < share <= 1, overhead >= 0 and longest > 0, "
                 f"got {self.share!r}, {self.overhead!r}, {self.longest!r}"
             )
 

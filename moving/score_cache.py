@@ -122,10 +122,6 @@ class ScoreCache:
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
 
-    def hit_rate(self) -> float:
-        """Hits per lookup (0 before any lookup)."""
-        return self.hits / self.lookups if self.lookups else 0.0
-
     def clear(self, *, counts: bool = True) -> None:
         """Forget every position (a game ended), and the counts unless `counts` is False."""
         with self._lock:

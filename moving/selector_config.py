@@ -21,43 +21,36 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Annotated
 
-from blindchess.config_tree import check_types
+from blindchess.config_tree import Bound, Count, Settings, Share
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL
 
 from .base import MoveSelectionError, SearchRule
 
-
-def _at_least_one(config: object, *names: str) -> None:
-    for name in names:
-        if getattr(config, name) < 1:
-            raise MoveSelectionError(f"{name} must be >= 1, got {getattr(config, name)!r}")
+Seconds = Annotated[float, Bound(gt=0.0)]
+"""A length of time that cannot be zero."""
 
 
-def _share(config: object, *names: str) -> None:
-    for name in names:
-        if not 0.0 <= getattr(config, name) <= 1.0:
-            raise MoveSelectionError(f"{name} must be in [0, 1], got {getattr(config, name)!r}")
+class Table(Settings):
+    """A table of the selector's settings: a value out of its bounds raises `MoveSelectionError`."""
+
+    __slots__ = ()
+    bound_error = MoveSelectionError
 
 
 @dataclass(frozen=True, slots=True)
-class SearchSettings:
+class SearchSettings(Table):
     """How each position is searched: to a fixed depth, or by time."""
 
-    depth: int = 0
+    depth: Annotated[int, Bound(ge=0, note="0: search by time")] = 0
     """Search every position to this depth and sample fixed numbers of boards (deterministic for a seed); 0 searches by time."""
-    share: float = 0.9
+    share: Annotated[float, Bound(gt=0.0, le=1.0)] = 0.9
     """Share of an evaluation's seconds given to its searches (the rest pays for the Python around them)."""
-    overhead: float = 0.003
+    overhead: Annotated[float, Bound(ge=0.0)] = 0.003
     """Seconds taken off each search's limit for its round trip to Stockfish."""
-    max_position_seconds: float = 5.0
+    max_position_seconds: Seconds = 5.0
     """The longest search of one position."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        if self.depth < 0:
-            raise MoveSelectionError(f"depth must be >= 0 (0: search by time), got {self.depth!r}")
-        self.rule  # noqa: B018  # refuses an impossible rule now, not at the first move
 
     @property
     def rule(self) -> SearchRule:
@@ -66,28 +59,23 @@ class SearchSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class CandidateSettings:
+class CandidateSettings(Table):
     """Which moves are scored on every board, and when a close call is looked at again."""
 
-    count: int = 8
+    count: Count = 8
     """The most candidate moves scored on every board."""
-    share: float = 0.3
+    share: Share = 0.3
     """Share of the time left that the engine's own move on each board may take (choosing candidates)."""
     search_seconds: float = 0.1
     """The longest search for the engine's own move on one board (choosing candidates)."""
     close_margin: float = 0.03
     """Candidates scoring within this of the best make a close call, which a timed search looks at again."""
-    second_look: int = 3
+    second_look: Count = 3
     """How many of the best candidates a second look scores again, on twice as many fresh boards."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "count", "second_look")
-        _share(self, "share")
 
 
 @dataclass(frozen=True, slots=True)
-class SafetySettings:
+class SafetySettings(Table):
     """The cheap own-king exposure check, on a larger sample than the engine's."""
 
     boards: int = 160
@@ -99,52 +87,40 @@ class SafetySettings:
     exposure_penalty: float = 10.0
     """Subtracted from a move's score per unit probability that it leaves our king capturable."""
 
-    def __post_init__(self) -> None:
-        check_types(self)
-
 
 @dataclass(frozen=True, slots=True)
-class HuntSettings:
+class HuntSettings(Table):
     """Converting a won game: the engine's own move on the likeliest boards gains a bonus."""
 
     material: float = HUNT_MATERIAL
     """From this mean material lead (pawns) on, hunt the king; ``inf`` never hunts."""
     weight: float = 0.03
     """Score added to the engine's own move on the hunted boards, in proportion to their weight share."""
-    boards: int = 4
+    boards: Count = 4
     """On how many of the likeliest sampled boards the engine chooses its move while hunting."""
-    share: float = 0.3
+    share: Share = 0.3
     """Share of the move's budget those hunting searches take."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "boards")
-        _share(self, "share")
 
 
 @dataclass(frozen=True, slots=True)
-class PanicSettings:
+class PanicSettings(Table):
     """Too little clock or budget to search: the proxy alone picks the move."""
 
     seconds: float = 15.0
     """Below this clock the engine is skipped."""
     budget: float = 0.3
     """A timed search given a budget below this skips the engine too."""
-    boards: int = 8
+    boards: Count = 8
     """Boards the proxy reads when the engine is skipped."""
     safety_boards: int = 16
     """Exposure boards when the engine is skipped."""
 
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "boards")
-
 
 @dataclass(frozen=True, slots=True)
-class EngineSettings:
+class EngineSettings(Table):
     """The Stockfish processes and what they keep."""
 
-    processes: int = 1
+    processes: Count = 1
     """Stockfish processes, one scoring thread each."""
     threads: int = 1
     """Stockfish's ``Threads`` option."""
@@ -153,10 +129,6 @@ class EngineSettings:
     cache: int = 4096
     """Positions whose answers the engine pool keeps."""
 
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "processes")
-
     @property
     def options(self) -> dict[str, int]:
         """The UCI options every engine gets."""
@@ -164,40 +136,34 @@ class EngineSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class PonderSettings:
+class PonderSettings(Table):
     """Thinking on the opponent's turn."""
 
-    boards: int = 48
+    boards: Count = 48
     """Boards drawn while pondering; their positions are scored likeliest first until the opponent's turn ends."""
-    score_cache: int = 65_536
+    score_cache: Annotated[int, Bound(ge=0, note="0 keeps none")] = 65_536
     """Position values pondering keeps for the next turns (`ScoreCache`); 0 keeps none."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "boards")
-        if self.score_cache < 0:
-            raise MoveSelectionError(f"score_cache must be >= 0 (0 keeps none), got {self.score_cache!r}")
 
 
 @dataclass(frozen=True, slots=True)
-class SelectorConfig:
+class SelectorConfig(Table):
     """The settings of `blindchess.moving.stockfish_selector.StockfishMoveSelector` (its docstring has the formulas)."""
 
-    boards: int = 24
+    boards: Count = 24
     """Boards sampled per turn at a full budget (``boards * board_seconds`` seconds); the fixed count at fixed depth."""
     max_boards: int = 96
     """The most boards sampled when the budget is large (never fewer than `boards`)."""
-    min_boards: int = 2
+    min_boards: Count = 2
     """The fewest boards sampled by a timed search."""
-    board_seconds: float = 0.08
+    board_seconds: Seconds = 0.08
     """Seconds of budget per sampled board, up to `boards`; past it boards grow as the square root of the budget."""
-    worst_case_weight: float = 0.3
+    worst_case_weight: Share = 0.3
     """``lam``: 0 scores by expectation over the boards, 1 by the worst board."""
     king_capture_threshold: float = 0.5
     """A king capture at least this likely is taken without further thought."""
     threat_boost: float = 4.0
     """Boards where our king is attacked weigh this many times their belief weight (a third of the extra next to it)."""
-    unclocked_move_seconds: float = 2.0
+    unclocked_move_seconds: Annotated[float, Bound(gt=0.0, lt=math.inf)] = 2.0
     """A move's budget when the clock is unbounded (a game with no clock: ``sprt``'s default); also its hard budget."""
     search: SearchSettings = field(default_factory=SearchSettings)
     """How each position is searched."""
@@ -213,15 +179,6 @@ class SelectorConfig:
     """The Stockfish processes."""
     ponder: PonderSettings = field(default_factory=PonderSettings)
     """Thinking on the opponent's turn."""
-
-    def __post_init__(self) -> None:
-        check_types(self)
-        _at_least_one(self, "boards", "min_boards")
-        _share(self, "worst_case_weight")
-        if not 0.0 < self.unclocked_move_seconds < math.inf:
-            raise MoveSelectionError(f"unclocked_move_seconds must be a finite number > 0, got {self.unclocked_move_seconds!r}")
-        if self.board_seconds <= 0.0:
-            raise MoveSelectionError(f"board_seconds must be > 0, got {self.board_seconds!r}")
 
 
 RENAMED: Mapping[str, str] = MappingProxyType({

@@ -53,11 +53,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
-from blindchess.config_tree import check_types
+from blindchess.config_tree import Bound, Count, Settings, Share
 from blindchess.errors import BlindchessError
 
-from .base import MoveSelectionError, SearchRule
+from .base import SearchRule
 
 
 class TimeManagementError(BlindchessError, ValueError):
@@ -96,7 +97,7 @@ class Allotment:
 
 
 @dataclass(frozen=True, slots=True)
-class TimeManager:
+class TimeManager(Settings):
     """The clock plan of the module docstring: the ``clock`` table of the flagship's settings.
 
     >>> manager = TimeManager()
@@ -108,47 +109,35 @@ class TimeManager:
     Allotment(sense=0.0, move=0.0, hard=0.0)
     """
 
-    reserve: float = 8.0
+    reserve: Annotated[float, Bound(ge=0.0)] = 8.0
     """Seconds of the clock never planned with."""
     expected_turns: int = 30
-    """Own turns a game is expected to last, from the start."""
-    min_turns_left: int = 12
+    """Own turns a game is expected to last, from the start (at least `min_turns_left`)."""
+    min_turns_left: Count = 12
     """The fewest own turns the bank is ever spread over."""
-    increment_share: float = 0.85
+    increment_share: Share = 0.85
     """Share of the increment spent in the turn that earns it."""
-    sense_share: float = 0.2
+    sense_share: Share = 0.2
     """Share of a turn's time given to the sense."""
-    cap_divisor: float = 6.0
+    cap_divisor: Annotated[float, Bound(ge=1.0)] = 6.0
     """One turn takes at most ``usable / cap_divisor`` plus its increment share (and never more than half of ``usable``)."""
-    hard_factor: float = 2.5
+    hard_factor: Annotated[float, Bound(ge=1.0)] = 2.5
     """A close call may take this many times the move's share."""
-    long_clock: float = 600.0
+    long_clock: Annotated[float, Bound(ge=0.0, note="seconds")] = 600.0
     """A game whose clock starts with at least this many seconds is a long game (``inf``: none is)."""
-    short_search_share: float = 0.7
+    short_search_share: Annotated[float, Bound(gt=0.0, le=1.0)] = 0.7
     """In a short game, share of an evaluation's seconds the selector's searches get (`search_rule`)."""
-    short_search_overhead: float = 0.0
+    short_search_overhead: Annotated[float, Bound(ge=0.0)] = 0.0
     """In a short game, seconds taken off each search's limit."""
-    short_search_longest: float = 0.5
+    short_search_longest: Annotated[float, Bound(gt=0.0)] = 0.5
     """In a short game, the longest search of one position."""
 
+    bound_error = TimeManagementError
+
     def __post_init__(self) -> None:
-        check_types(self)
-        try:
-            self.short_search  # noqa: B018  # refuses an impossible short rule now, not in a game
-        except MoveSelectionError as error:
-            raise TimeManagementError(f"short_search_share, short_search_overhead, short_search_longest: {error}") from error
-        if self.reserve < 0 or self.min_turns_left < 1 or self.expected_turns < self.min_turns_left:
-            raise TimeManagementError(
-                "need reserve >= 0 and 1 <= min_turns_left <= expected_turns, got "
-                f"reserve={self.reserve!r}, min_turns_left={self.min_turns_left!r}, expected_turns={self.expected_turns!r}"
-            )
-        for name in ("increment_share", "sense_share"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise TimeManagementError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
-        if self.cap_divisor < 1.0 or self.hard_factor < 1.0:
-            raise TimeManagementError(f"cap_divisor and hard_factor must be >= 1, got {self.cap_divisor!r}, {self.hard_factor!r}")
-        if not self.long_clock >= 0.0:
-            raise TimeManagementError(f"long_clock must be >= 0 seconds, got {self.long_clock!r}")
+        Settings.__post_init__(self)
+        if self.expected_turns < self.min_turns_left:
+            raise TimeManagementError(f"expected_turns must be >= min_turns_left ({self.min_turns_left}), got {self.expected_turns!r}")
 
     def is_long(self, start_seconds: float) -> bool:
         """Whether a game whose clock started at `start_seconds` is a long game (the module docstring).

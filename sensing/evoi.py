@@ -42,7 +42,7 @@ import numpy as np
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardSample, draw
-from blindchess.config_tree import check_types
+from blindchess.config_tree import Count, Settings
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL, NO_KING, material_lead
 from blindchess.evaluation.values import level_boosts
 
@@ -100,11 +100,11 @@ def _outcome_sums(labels: np.ndarray, n_labels: int, weighted: np.ndarray) -> np
 
 
 @dataclass(frozen=True, slots=True)
-class EvoiSettings:
+class EvoiSettings(Settings):
     """The value-of-information planner's settings, stated once: the planner takes them and the
     flagship's ``planner`` table is them (`blindchess.bots.flagship_config.PlannerConfig`)."""
 
-    boards: int = 48
+    boards: Count = 48
     """Boards drawn from the belief to score (the proxy is per board and move)."""
     information_weight: float = 0.5
     """Pawns of value per bit of information gain added to a sense's score."""
@@ -125,10 +125,7 @@ class EvoiSettings:
     """Pawns of value per bit of information about the king's square while hunting (four times
     `information_weight`: the king's square is worth more than any other square's)."""
 
-    def __post_init__(self) -> None:
-        check_types(self)
-        if self.boards < 1:
-            raise SensePlanError(f"boards must be >= 1, got {self.boards!r}")
+    bound_error = SensePlanError
 
 
 class ValueOfInformationSensePlanner:

@@ -148,9 +148,6 @@ class ServerSession:
         return self.request("POST", path, body, patience)
 
     # server and account
-    def server_version(self) -> str:
-        return str(self.get("/api/version")["version"])
-
     def authenticate(self) -> None:
         """Check the credentials now, with one authenticated request.
 

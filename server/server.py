@@ -110,7 +110,29 @@ def serve(
         store.close()
 
 
-class ServerThread:
+class UvicornThread:
+    """A uvicorn `server` on a free port of `host` in a background thread: ``with UvicornThread(server) as running: running.url``."""
+
+    def __init__(self, server: uvicorn.Server, host: str = "127.0.0.1") -> None:
+        self._sock = bind(host, 0)
+        self.url = f"http://{host}:{self._sock.getsockname()[1]}"
+        self._server = server
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+
+    def __enter__(self) -> UvicornThread:
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError(f"the {type(self).__name__}'s thread died while starting")
+            threading.Event().wait(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+
+class ServerThread(UvicornThread):
     """A real server on 127.0.0.1 in a background thread: ``with ServerThread(db) as server: server.url``."""
 
     def __init__(
@@ -118,24 +140,16 @@ class ServerThread:
     ) -> None:
         self.store = Store(db_path)
         self.service = Service(self.store, config)
-        self._sock = bind(host, 0)
-        self.url = f"http://{host}:{self._sock.getsockname()[1]}"
-        self._server = make_server(self.service, build=build)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        super().__init__(make_server(self.service, build=build), host)
         self._housekeeper = Housekeeper(self.service)
 
     def __enter__(self) -> ServerThread:
         self._housekeeper.start()
-        self._thread.start()
-        while not self._server.started:
-            if not self._thread.is_alive():
-                raise RuntimeError("the server thread died while starting")
-            threading.Event().wait(0.01)
+        super().__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+        super().__exit__()
         self._housekeeper.stop()
         self._housekeeper.join(timeout=5)
         self.store.close()

@@ -397,22 +397,20 @@ class Service:
                     self._store_result(game)
 
     def resign(self, user: UserRow, game_id: int) -> None:
-        with self._lock:
-            game, color = self.game_for(user, game_id)
-            if game.over:
-                return
-            with self._changing(game), self.store.transaction():
-                game.finish_by_resignation(color)
-                self._store_result(game)
+        self._lose(user, game_id, lambda game, color: game.finish_by_resignation(color))
 
     def error_resign(self, user: UserRow, game_id: int) -> None:
         """The player's bot crashed: it loses on time now rather than when its clock runs out."""
+        self._lose(user, game_id, lambda game, color: game.finish_on_time(color, self._clock()))
+
+    def _lose(self, user: UserRow, game_id: int, finish: Callable[[ServerGame, Color], None]) -> None:
+        """`user` loses game `game_id` as `finish` ends it (nothing if the game is over already); the result is stored."""
         with self._lock:
             game, color = self.game_for(user, game_id)
             if game.over:
                 return
             with self._changing(game), self.store.transaction():
-                game.finish_on_time(color, self._clock())
+                finish(game, color)
                 self._store_result(game)
 
     # housekeeping: timeouts and the ranked scheduler

@@ -102,14 +102,6 @@ def database_path(text: str) -> str:
     return text
 
 
-def existing_file(text: str) -> str:
-    """A file that must exist and be readable."""
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
-    return text
-
-
 def output_folder(text: str) -> str:
     """A folder to write into: created if missing, but it may not be a file."""
     path = Path(text)
@@ -119,7 +111,7 @@ def output_folder(text: str) -> str:
 
 
 __all__ = [
-    "database_path", "existing_file", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
+    "database_path", "host_port", "listen_port", "non_negative_seconds", "output_folder", "port",
     "positive_int", "positive_seconds",
 ]  # fmt: skip
 

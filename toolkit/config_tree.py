@@ -1,8 +1,9 @@
 """Typed settings as a tree of frozen dataclasses: built from mappings (TOML), checked, printed back as TOML.
 
 A *config* is a frozen dataclass whose fields are ``bool``, ``int``, ``float``, ``str`` or
-another config (a nested TOML table), each with its default and an attribute docstring.
-Python builds one directly (its ``__post_init__`` calls `check_types`); a TOML file, a
+another config (a nested TOML table), each with its default and an attribute docstring; a number's
+allowed range is part of its type (``Annotated[int, Bound(ge=0)]``, or the aliases `Count` and `Share`).
+Python builds one directly (a `Settings` checks itself: `check_settings`); a TOML file, a
 command line's ``--settings`` string or a tournament's ``settings`` table builds one with
 `build` or `override`, which refuse an unknown field with its dotted name and the nearest
 valid names (or the new name of a renamed one), and a value of the wrong type with the type the field takes. `to_toml` prints a
@@ -31,6 +32,18 @@ blindchess.config_tree.ConfigError: unknown setting 'colour' (Engine's settings:
 Traceback (most recent call last):
 ...
 blindchess.config_tree.ConfigError: setting 'depth' takes int, got 1.5 (float)
+>>> @dataclass(frozen=True)
+... class Pool(Settings):
+...     processes: Count = 1
+...     share: Annotated[float, Bound(gt=0.0, le=1.0, note="of the clock")] = 0.5
+>>> Pool(share=0.0)
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: share must be in (0, 1] (of the clock), got 0.0
+>>> build(Pool, {"processes": 0})
+Traceback (most recent call last):
+...
+blindchess.config_tree.ConfigError: processes must be >= 1, got 0
 """
 
 from __future__ import annotations
@@ -40,14 +53,14 @@ import json
 import math
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Annotated, Any, ClassVar, Optional, TypeVar
 
 from .errors import BlindchessError, did_you_mean
 
 C = TypeVar("C")
 
-SCALARS = (bool, int, float, str)
 _NONE: Mapping[str, str] = MappingProxyType({})
 
 
@@ -55,9 +68,64 @@ class ConfigError(BlindchessError, ValueError):
     """A setting that is unknown or of the wrong type (the message names it and what is valid)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A number setting's allowed range, declared in its type: ``Annotated[float, Bound(ge=0.0, le=1.0)]``.
+
+    `ge`/`gt` bound it from below (``>=``/``>``), `le`/`lt` from above; NaN is outside every bound.
+    `note` says what the bound's edge means, in the error (``"0: search by time"``).
+    """
+
+    ge: Optional[float] = None
+    gt: Optional[float] = None
+    le: Optional[float] = None
+    lt: Optional[float] = None
+    note: str = ""
+
+    def holds(self, value: float) -> bool:
+        """Whether `value` is inside (comparisons written so that NaN never is)."""
+        return all((
+            self.ge is None or value >= self.ge, self.gt is None or value > self.gt,
+            self.le is None or value <= self.le, self.lt is None or value < self.lt,
+        ))
+
+    def __str__(self) -> str:
+        """``>= 1``, ``in [0, 1]``, ``in (0, 1]``, ``a finite number > 0`` ... and the note.
+
+        >>> str(Bound(ge=0, note="0 keeps none")), str(Bound(gt=0.0, lt=math.inf)), str(Bound(ge=0.0, le=1.0))
+        ('>= 0 (0 keeps none)', 'a finite number > 0', 'in [0, 1]')
+        """
+        low = ("[", ">=", self.ge) if self.gt is None else ("(", ">", self.gt)
+        high = ("]", "<=", self.le) if self.lt is None else (")", "<", self.lt)
+        if low[2] is None or high[2] is None:  # one side: ">= 1"
+            _, sign, edge = high if low[2] is None else low
+            text = f"{sign} {edge:g}"
+        elif high[2] == math.inf:
+            text = f"a finite number {low[1]} {low[2]:g}"
+        else:
+            text = f"in {low[0]}{low[2]:g}, {high[2]:g}{high[0]}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+Count = Annotated[int, Bound(ge=1)]
+"""A number of things (boards, processes, turns): at least one."""
+Share = Annotated[float, Bound(ge=0.0, le=1.0)]
+"""A share of something (time, a weight): from 0 to 1."""
+
+
+def _fields(cls: type) -> dict[str, tuple[Any, Optional[Bound]]]:
+    """Each field of `cls`: its type (``Annotated`` taken off) and its `Bound`, if its type declares one."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields = {}
+    for field in dataclasses.fields(cls):
+        hint = hints[field.name]
+        extras = getattr(hint, "__metadata__", ())
+        fields[field.name] = (typing.get_args(hint)[0] if extras else hint, next((e for e in extras if isinstance(e, Bound)), None))
+    return fields
+
+
 def _field_types(cls: type) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    return {field.name: hints[field.name] for field in dataclasses.fields(cls)}
+    return {name: kind for name, (kind, _) in _fields(cls).items()}
 
 
 def _is_config(kind: Any) -> bool:
@@ -76,15 +144,32 @@ def _checked(kind: Any, value: Any, name: str) -> Any:
     return value
 
 
-def check_types(config: object, prefix: str = "") -> None:
-    """Raise `ConfigError` for the first field of `config` whose value is not of its declared type."""
-    for name, kind in _field_types(type(config)).items():
+def check_settings(config: object, error: type[ValueError] = ConfigError) -> None:
+    """Refuse the first field of `config` whose value is not of its declared type (`ConfigError`) or is
+    outside its declared `Bound` (`error`: the config's own kind of error, naming the field and the bound)."""
+    for name, (kind, bound) in _fields(type(config)).items():
         value = getattr(config, name)
         if _is_config(kind):
             if type(value) is not kind:
-                raise ConfigError(f"setting {prefix + name!r} takes {kind.__name__}, got {value!r}")
-        else:
-            _checked(kind, value, prefix + name)
+                raise ConfigError(f"setting {name!r} takes {kind.__name__}, got {value!r}")
+            continue
+        _checked(kind, value, name)
+        if bound is not None and not bound.holds(value):
+            raise error(f"{name} must be {bound}, got {value!r}")
+
+
+class Settings:
+    """A settings table: a dataclass deriving from this is checked as it is built (`check_settings`).
+
+    A value outside its bound raises `bound_error`, the table's own kind of error (a subclass sets it). A table
+    with a check across fields overrides ``__post_init__`` and calls ``Settings.__post_init__(self)`` first.
+    """
+
+    __slots__ = ()
+    bound_error: ClassVar[type[ValueError]] = ConfigError
+
+    def __post_init__(self) -> None:
+        check_settings(self, self.bound_error)
 
 
 def _leaf_names(cls: type, prefix: str) -> list[str]:
