@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from blindchess.beliefs import Belief, BoardSet, HybridBelief, weighted
+from blindchess.beliefs import Belief, BoardSet, HybridBelief, StockfishSigmoid, weighted
 from blindchess.config_tree import ConfigError, Count, Settings, override
 from blindchess.errors import did_you_mean
+from blindchess.evaluation.stockfish import Engine
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.time_management import TimeManager
@@ -63,7 +64,23 @@ def _learned(config: BeliefConfig) -> Belief:
     return weighted(BoardSet(max_boards=config.max_boards, move_model=None), LearnedPrior())
 
 
-BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {"board-set": _board_set, "hybrid": _hybrid, "learned": _learned}
+_SIGMOID_ENGINE: dict[str, Engine] = {}
+"""The one Stockfish of the ``stockfish`` kind in this process, started on first use (a belief per game shares it)."""
+
+
+def _stockfish(config: BeliefConfig) -> Belief:
+    if "engine" not in _SIGMOID_ENGINE:
+        _SIGMOID_ENGINE["engine"] = Engine(cache_size=1 << 16)
+    sigmoid = StockfishSigmoid(_SIGMOID_ENGINE["engine"], max_boards=config.sigmoid_boards)
+    return weighted(BoardSet(max_boards=config.max_boards, move_model=None), sigmoid)
+
+
+BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {
+    "board-set": _board_set,
+    "hybrid": _hybrid,
+    "learned": _learned,
+    "stockfish": _stockfish,
+}
 """Belief kind -> how a `BeliefConfig` builds it: the one declaration of the kinds."""
 
 
@@ -93,13 +110,19 @@ class BeliefConfig(Settings):
 
     kind: str = "board-set"
     """``board-set``: every consistent board, equally likely; ``hybrid``: exact while small, particles past
-    `switch_boards`; ``learned``: the board set weighted by the shipped posterior network (torch on first use)."""
+    `switch_boards`; ``learned``: the board set weighted by the shipped posterior network (torch on first use);
+    ``stockfish``: the board set weighted as StrangeFish2 weighs its own (`StockfishSigmoid` at depth 1, 200 cp) up to
+    `sigmoid_boards`, which gave the true board 0.22 bits more than the uniform set after the opponent's move in the
+    StrangeFish2 records (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
     max_boards: int = 60_000
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
     """``hybrid``: how many particles."""
+    sigmoid_boards: Count = 300
+    """``stockfish``: the largest set weighed (a depth-1 search a board, 1.4-5.6 ms on the shared 2-core machine);
+    larger sets are read unweighted. 300 keeps most of the likelihood gain of 1,000 (docs/champion.md)."""
 
     def __post_init__(self) -> None:
         Settings.__post_init__(self)

@@ -221,6 +221,23 @@ def test_stockfish_sigmoid_prefers_boards_good_for_the_opponent() -> None:
         weighting.engine.close()
 
 
+def test_stockfish_sigmoid_reads_a_set_past_its_cap_unweighted_and_searches_nothing() -> None:
+    weighting = StockfishSigmoid(max_boards=2)
+    try:
+        weighting.update(GAME.events[chess.WHITE][0])
+        even = np.zeros(64, dtype=np.uint8)
+        even[[chess.E1, chess.E8]] = [6, 12]
+        up = even.copy()
+        up[chess.D8] = 11
+        assert weighting.log_weights(np.stack([even, up]))[1] > weighting.log_weights(np.stack([even, up]))[0]
+        assert weighting.log_weights(np.stack([even, up, up])).tolist() == [0.0, 0.0, 0.0]
+        assert weighting.copy().max_boards == 2
+        with pytest.raises(WeightingError, match="max_boards"):
+            StockfishSigmoid(weighting.engine, max_boards=0)
+    finally:
+        weighting.engine.close()
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(WeightingError, match="mix"):
         Weighted(BoardSet(), PawnCount(), mix=1.0)

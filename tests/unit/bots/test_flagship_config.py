@@ -7,8 +7,12 @@ import math
 import re
 from pathlib import Path
 
+import chess
+import numpy as np
 import pytest
 
+from blindchess.beliefs import StockfishSigmoid, Weighted
+from blindchess.beliefs.observed_games import play_random_game
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.flagship_config import (
     BELIEF_KINDS,
@@ -143,7 +147,20 @@ def test_a_preset_is_declared_once_in_the_registry() -> None:
     assert resolve_bot("flagship")[1] is FlagshipBot and preset_bot("flagship-hybrid").config.belief.kind == "hybrid"
     assert {f"belief-{name}" for name in PLANNERS} <= set(presets)
     assert {type(BeliefConfig(kind=kind).build()).__name__ for kind in ("board-set", "hybrid")} == {"BoardSet", "HybridBelief"}
-    assert set(BELIEF_KINDS) == {"board-set", "hybrid", "learned"}  # learned: torch, its own tests
+    assert set(BELIEF_KINDS) == {"board-set", "hybrid", "learned", "stockfish"}  # learned: torch, its own tests
+
+
+def test_the_stockfish_kind_weighs_a_set_by_the_sigmoid_up_to_its_cap() -> None:
+    game = play_random_game(np.random.default_rng(4), full_turn_limit=4)
+    small, large = (BeliefConfig(kind="stockfish", sigmoid_boards=cap).build() for cap in (10_000, 1))
+    for belief in (small, large):
+        for event in game.events[chess.WHITE][:5]:  # to Black's first move: about 20 boards
+            belief.update(event)
+    assert isinstance(small, Weighted) and isinstance(small.weighting, StockfishSigmoid) and len(small) > 1
+    assert small.weights().max() > 1.1 * small.weights().min()  # Black's first moves score a little apart
+    assert isinstance(large, Weighted) and isinstance(large.weighting, StockfishSigmoid)
+    assert np.allclose(large.weights(), 1 / len(large))  # past the cap: unweighted
+    assert small.weighting.engine is large.weighting.engine  # one Stockfish per process
 
 
 @pytest.mark.parametrize(
@@ -155,6 +172,7 @@ def test_a_preset_is_declared_once_in_the_registry() -> None:
         ({"selector": 3}, "'selector' is a table of settings"),
         ({"clock": {"sense_share": 2.0}}, "sense_share must be in"),
         ({"selector": {"worst_case_weight": -1.0}}, "worst_case_weight must be in"),
+        ({"belief": {"sigmoid_boards": 0}}, "sigmoid_boards must be >= 1"),
     ],
 )
 def test_a_wrong_type_or_value_is_refused_naming_the_field(settings: dict[str, object], fragment: str) -> None:
