@@ -35,6 +35,7 @@ position after the request, for a move selector's score cache.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +58,8 @@ from .base import SenseContext, SensePlanError
 from .evoi import EvoiSettings, ValueOfInformationSensePlanner, value_of_information
 from .support import pick_best
 from .windows import WindowOutcomes, undominated
+
+logger = logging.getLogger(__name__)
 
 MEASURE_WEIGHT = 0.3
 """How much one sense's measured seconds per search moves the running mean (an exponential average)."""
@@ -188,7 +191,13 @@ class EngineValueSensePlanner:
         self.last = values
         scores = np.array([values.windows[c] for c in centres])
         near = {c for c, score in zip(centres, scores, strict=True) if score >= scores.max() - self.settings.margin}
-        return proxy_choice if proxy_choice in near else pick_best(centres, scores, rng)
+        chosen = proxy_choice if proxy_choice in near else pick_best(centres, scores, rng)
+        logger.debug(
+            "valued %d windows on %d boards x %d moves in %.2f s (%.1f ms a search; budget %s): %s, evoi's %s, gain %.3f",
+            len(centres), len(values.boards), len(values.moves), time.monotonic() - started, 1000 * self.seconds_per_search,
+            context.budget, chosen, proxy_choice, scores.max() - values.no_sense,
+        )
+        return chosen
 
     def values(
         self, belief: Belief, moves: Sequence[chess.Move], centres: Sequence[Square], n_boards: int,
