@@ -24,8 +24,10 @@ still learns most, and the two planners differ only where the engine sees a wind
 
 Time: the engine work is ``boards * candidates + engine_boards`` searches; their cost is the
 measured seconds per search (a running mean, starting at `EngineValueSettings.search_seconds`).
-Where the sense budget (`SenseContext.budget`, less what the proxy planner took) pays for fewer
-than `EngineValueSettings.min_boards` boards, the planner answers as the value-of-information
+The boards are valued likeliest first and the rest are left out when the budget runs out (the
+cost model can guess low: a loaded machine, a first sense). Where the sense budget
+(`SenseContext.budget`, less what the proxy planner took) pays for fewer than
+`EngineValueSettings.min_boards` boards, the planner answers as the value-of-information
 planner does on the whole budget; with no budget it scores `EngineValueSettings.boards` boards.
 
 The values it searched stay in `EngineValueSensePlanner.last` (`SenseValues`), keyed by the
@@ -187,7 +189,8 @@ class EngineValueSensePlanner:
         if n_boards < self.settings.min_boards:
             self.fallbacks += 1
             return proxy_choice
-        values = self.values(belief, moves, centres, n_boards, rng, context.color)
+        seconds = None if left is None else self.settings.budget_share * left
+        values = self.values(belief, moves, centres, n_boards, rng, context.color, seconds)
         self.last = values
         scores = np.array([values.windows[c] for c in centres])
         near = {c for c, score in zip(centres, scores, strict=True) if score >= scores.max() - self.settings.margin}
@@ -201,41 +204,54 @@ class EngineValueSensePlanner:
 
     def values(
         self, belief: Belief, moves: Sequence[chess.Move], centres: Sequence[Square], n_boards: int,
-        rng: np.random.Generator, color: Color,
+        rng: np.random.Generator, color: Color, seconds: Optional[float] = None,
     ) -> SenseValues:
-        """s(b, m) on `n_boards` boards drawn from `belief` and V of every window of `centres` (the module docstring)."""
+        """s(b, m) on up to `n_boards` boards drawn from `belief` and V of every window of `centres` (the module docstring).
+
+        The boards are valued likeliest first; past `seconds` (None: no limit) the rest are left out once
+        `EngineValueSettings.min_boards` are valued, so a cost model that guessed low cannot overspend the sense.
+        """
         sample, weights = self._sample(belief, n_boards, rng, color)
+        order = np.argsort(-weights, kind="stable")
+        sample, weights = sample.take(order), weights[order]
         boards = sample.boards(color)
         limit = chess.engine.Limit(depth=self.settings.depth)
         engine = self._running()
-        started, searches = time.monotonic(), 0
+        started = time.monotonic()
+        deadline = None if seconds is None else started + seconds
         chosen = self._candidates(engine, sample, boards, weights, moves, limit)
-        searches += min(self.settings.engine_boards, len(boards))
-        table = np.zeros((len(boards), len(chosen)))
+        searches = min(self.settings.engine_boards, len(boards))
+        rows: list[list[float]] = []
         searched: dict[str, tuple[chess.Board, float]] = {}
-        for i, board in enumerate(boards):
-            for j, move in enumerate(chosen):
+        for board in boards:
+            if deadline is not None and len(rows) >= self.settings.min_boards and time.monotonic() > deadline:
+                break
+            row = []
+            for move in chosen:
                 outcome = request_outcome(board, move)
                 known = known_value(outcome, color)
-                if known is not None:
-                    table[i, j] = known
-                    continue
-                after = outcome.after()
-                key = after.epd()
-                if key not in searched:
-                    searched[key] = (after, searched_value(engine, after, color, limit))
-                    searches += 1
-                table[i, j] = searched[key][1]
+                if known is None:
+                    after = outcome.after()
+                    key = after.epd()
+                    if key not in searched:
+                        searched[key] = (after, searched_value(engine, after, color, limit))
+                        searches += 1
+                    known = searched[key][1]
+                row.append(known)
+            rows.append(row)
         if searches:
             measured = (time.monotonic() - started) / searches
             self.seconds_per_search += MEASURE_WEIGHT * (measured - self.seconds_per_search)
+        kept = len(rows)
+        table = np.array(rows).reshape(kept, len(chosen))
+        weights = weights[:kept] / weights[:kept].sum()
         no_sense = float((weights @ table).max())
-        outcomes = WindowOutcomes(sample.grid(), centres)
+        outcomes = WindowOutcomes(sample.take(np.arange(kept)).grid(), centres)
         windows = {
             centre: no_sense + (0.0 if item is None else value_of_information(item[0], item[1], weights, table))
             for centre, item in zip(centres, outcomes.labels, strict=True)
         }
-        return SenseValues(color, limit, tuple(boards), tuple(chosen), weights, table, searched, no_sense, windows)
+        return SenseValues(color, limit, tuple(boards[:kept]), tuple(chosen), weights, table, searched, no_sense, windows)
 
     def _sample(self, belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
         """`n` boards drawn by weight, duplicates merged, weighted by their share of the draw times their threat
@@ -253,8 +269,8 @@ class EngineValueSensePlanner:
         count = self.settings.candidates
         legal = set(moves)
         chosen: list[chess.Move] = []
-        for i in np.argsort(-weights, kind="stable")[: self.settings.engine_boards]:
-            move = engine.play(boards[int(i)], limit)
+        for board in boards[: self.settings.engine_boards]:  # the likeliest: `values` orders them so
+            move = engine.play(board, limit)
             if move is not None and move in legal and move not in chosen and len(chosen) < count:
                 chosen.append(move)
         proxy = sample.move_values(list(moves))

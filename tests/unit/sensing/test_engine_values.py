@@ -151,3 +151,18 @@ def test_the_flagship_selects_the_planner_and_its_settings_by_name() -> None:
         configure(CONFIGS["flagship"], {"planner": {"engine": {"depth": 0}}})
     with pytest.raises(SensePlanError, match=r"budget_share 1\.5 in"):
         EngineValueSettings(budget_share=1.5)
+
+
+def test_a_budget_the_searches_overrun_keeps_the_likeliest_boards_valued_by_then() -> None:
+    # No time at all: the valuing stops at `min_boards` boards (of the 8), and they are the likeliest of those drawn.
+    planner = EngineValueSensePlanner(EngineValueSettings(min_boards=3))
+    belief, context = _back_rank()
+    moves, centres = list(context.move_actions), list(chess.SQUARES)
+    every = planner.values(belief, moves, centres, 48, np.random.default_rng(5), chess.WHITE)
+    cut = planner.values(belief, moves, centres, 48, np.random.default_rng(5), chess.WHITE, seconds=0.0)
+    kept = planner.settings.min_boards
+    assert len(every.boards) > kept == len(cut.boards)
+    assert [board.fen() for board in cut.boards] == [board.fen() for board in every.boards[:kept]]
+    assert np.all(np.diff(every.weights) <= 1e-12) and cut.weights == pytest.approx(every.weights[:kept] / every.weights[:kept].sum())
+    assert all(value >= cut.no_sense - 1e-12 for value in cut.windows.values())
+    planner.close()
