@@ -45,7 +45,15 @@ from blindchess.evaluation.stockfish import Engine
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.time_management import TimeManager
-from blindchess.sensing import PLANNERS, EvoiSettings, SensePlanner, ValueOfInformationSensePlanner, make_planner
+from blindchess.sensing import (
+    PLANNERS,
+    EngineValueSensePlanner,
+    EngineValueSettings,
+    EvoiSettings,
+    SensePlanner,
+    ValueOfInformationSensePlanner,
+    make_planner,
+)
 
 from .roster import BOTS
 
@@ -86,11 +94,14 @@ BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {
 
 @dataclass(frozen=True, slots=True)
 class PlannerConfig(EvoiSettings):
-    """The sense planner: its short name, and the value-of-information planner's settings (`EvoiSettings`,
-    whose defaults are these; other planners take none)."""
+    """The sense planner: its short name, the value-of-information planner's settings (`EvoiSettings`, whose
+    defaults are these), and the engine-values planner's engine work (``engine``, which also takes the former
+    for its tie-breaks and fallback); other planners take none."""
 
     name: str = "evoi"
     """The planner's short name (`blindchess.sensing.PLANNERS`)."""
+    engine: EngineValueSettings = field(default_factory=EngineValueSettings)
+    """``engine-values``: the searches by which it values the windows (`EngineValueSettings`)."""
 
     def __post_init__(self) -> None:
         EvoiSettings.__post_init__(self)
@@ -99,9 +110,12 @@ class PlannerConfig(EvoiSettings):
 
     def build(self) -> SensePlanner:
         """The planner this config names, with its settings."""
-        if self.name != ValueOfInformationSensePlanner.name:
-            return make_planner(self.name)
-        return ValueOfInformationSensePlanner(EvoiSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EvoiSettings)}))
+        evoi = EvoiSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EvoiSettings)})
+        if self.name == ValueOfInformationSensePlanner.name:
+            return ValueOfInformationSensePlanner(evoi)
+        if self.name == EngineValueSensePlanner.name:
+            return EngineValueSensePlanner(self.engine, evoi)
+        return make_planner(self.name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ class BotEntry:
 
 
 PRESET_TARGET = "blindchess.bots.presets:PlannerPresetBot"
-ABLATION_PLANNERS = ("random", "trout", "eig", "size", "marginal", "evoi")
+ABLATION_PLANNERS = ("random", "trout", "eig", "size", "marginal", "evoi", "engine-values")
 """The sense planners of the sensing ablation, each with a ``belief-<planner>`` preset (names of `blindchess.sensing.PLANNERS`)."""
 
 BOTS: dict[str, BotEntry] = {

@@ -8,6 +8,7 @@ from blindchess.errors import did_you_mean
 
 from .base import SenseContext, SensePlanError, SensePlanner
 from .eig import EntropySensePlanner
+from .engine_values import EngineValueSensePlanner, EngineValueSettings
 from .evoi import EvoiSettings, ValueOfInformationSensePlanner
 from .expected_size import ExpectedSizeSensePlanner
 from .marginal_entropy import MarginalEntropySensePlanner
@@ -23,6 +24,7 @@ PLANNERS: dict[str, type] = {
         ExpectedSizeSensePlanner,
         MarginalEntropySensePlanner,
         ValueOfInformationSensePlanner,
+        EngineValueSensePlanner,
     )
 }
 """Short name -> planner class (each constructible without arguments)."""
@@ -41,6 +43,8 @@ def make_planner(name: str) -> SensePlanner:
 
 __all__ = [
     "PLANNERS",
+    "EngineValueSensePlanner",
+    "EngineValueSettings",
     "EntropySensePlanner",
     "EvoiSettings",
     "ExpectedSizeSensePlanner",
