@@ -41,7 +41,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Annotated, Optional
 
 import chess
 import chess.engine
@@ -51,7 +51,7 @@ from blindchess.arbiter.rules.fast_revision import request_outcome
 from blindchess.arbiter.types import Color, Square
 from blindchess.beliefs.base import Belief
 from blindchess.beliefs.samples import BoardSample, draw
-from blindchess.config_tree import check_types
+from blindchess.config_tree import Bound, Count, Settings
 from blindchess.evaluation.request_values import known_value, searched_value
 from blindchess.evaluation.stockfish import Engine
 from blindchess.evaluation.values import level_boosts
@@ -68,36 +68,27 @@ MEASURE_WEIGHT = 0.3
 
 
 @dataclass(frozen=True, slots=True)
-class EngineValueSettings:
+class EngineValueSettings(Settings):
     """The engine-values planner's settings (the flagship's ``planner.engine`` table)."""
 
-    depth: int = 6
+    depth: Count = 6
     """Stockfish's depth for every value and candidate (about 3 ms a search on one core: docs/champion.md)."""
-    boards: int = 48
+    boards: Count = 48
     """Boards drawn from the belief (duplicates merged) when the budget allows or none is given."""
-    min_boards: int = 8
+    min_boards: Count = 8
     """Fewer boards than this fit the budget: the value-of-information planner answers."""
-    candidates: int = 6
+    candidates: Count = 6
     """Moves valued on every board."""
-    engine_boards: int = 3
+    engine_boards: Annotated[int, Bound(ge=0)] = 3
     """The likeliest boards whose engine move is a candidate."""
-    margin: float = 0.02
+    margin: Annotated[float, Bound(ge=0.0)] = 0.02
     """Windows within this value (about 13 cp near an even score) of the best tie, and go to the proxy planner's choice."""
-    budget_share: float = 0.8
+    budget_share: Annotated[float, Bound(gt=0.0, le=1.0)] = 0.8
     """The share of the sense budget left after the proxy planner that the searches may take."""
-    search_seconds: float = 0.004
+    search_seconds: Annotated[float, Bound(gt=0.0)] = 0.004
     """Seconds per search assumed before one is measured."""
 
-    def __post_init__(self) -> None:
-        check_types(self)
-        for name in ("depth", "boards", "min_boards", "candidates"):
-            if getattr(self, name) < 1:
-                raise SensePlanError(f"engine {name} must be >= 1, got {getattr(self, name)!r}")
-        if self.engine_boards < 0 or self.margin < 0 or self.search_seconds <= 0 or not 0 < self.budget_share <= 1:
-            raise SensePlanError(
-                f"engine settings out of range: engine_boards {self.engine_boards!r} and margin {self.margin!r} must be >= 0, "
-                f"search_seconds {self.search_seconds!r} > 0, budget_share {self.budget_share!r} in (0, 1]"
-            )
+    bound_error = SensePlanError
 
 
 @dataclass(frozen=True, eq=False)
