@@ -23,7 +23,9 @@ had converged. This reads those lines back::
 Per game: its own turns, its clock at each (at the sense; rounded), how many turns began below
 90 s and below 60 s, the turn the last-ditch plan began (if it did), and how many of its
 allowance-bound loops ran to within 10% of their allowance (the clock, not the work, stopped
-them). ``--turns`` adds one row per turn.
+them), and the clock its senses were charged per wall second they took (its allowances are wall
+seconds, read from ``time()``; under ``--clock-mode cpu`` on a loaded machine a wall second buys
+less than a core-second, so its turns are shorter in work than the clock it keeps suggests). ``--turns`` adds one row per turn.
 """
 
 from __future__ import annotations
@@ -154,20 +156,35 @@ class GameClock:
         """Own turns that began (at the sense) with less than `seconds` on its clock."""
         return sum(turn.clock < seconds for turn in self.turns)
 
+    def sense_cpu_share(self) -> Optional[float]:
+        """The clock its senses were charged over the wall time they took (its own timer): under a CPU clock on a
+        loaded machine, the share of a core its wall-time allowances bought."""
+        pairs = [
+            (turn.clock - turn.move_clock, turn.sense_seconds)
+            for turn in self.turns
+            if turn.move_clock is not None and turn.sense_seconds
+        ]
+        wall = sum(seconds for _, seconds in pairs)
+        return sum(charged for charged, _ in pairs) / wall if wall > 1.0 else None
+
     def last_ditch_turn(self) -> Optional[int]:
         return next((turn.turn for turn in self.turns if turn.last_ditch), None)
 
     def row(self) -> list[object]:
         used_up = [turn.loops_used_up() for turn in self.turns]
-        ditch = self.last_ditch_turn()
+        ditch, share = self.last_ditch_turn(), self.sense_cpu_share()
         return [
             self.name, len(self.turns), f"{min(turn.clock for turn in self.turns):.0f}" if self.turns else "-",
             self.below(SWAP_SENSE_SECONDS), self.below(LAST_DITCH_SECONDS), "-" if ditch is None else ditch,
             sum(turn.sense == "min-states" for turn in self.turns), f"{sum(u for u, _ in used_up)}/{sum(n for _, n in used_up)}",
+            "-" if share is None else f"{share:.2f}",
         ]  # fmt: skip
 
 
-SUMMARY_HEADER = ["game", "own turns", "min clock", "< 90 s", "< 60 s", "last-ditch at", "min-states senses", "loops at allowance"]
+SUMMARY_HEADER = [
+    "game", "own turns", "min clock", "< 90 s", "< 60 s", "last-ditch at", "min-states senses", "loops at allowance",
+    "sense CPU/wall",
+]  # fmt: skip
 TURN_HEADER = ["turn", "boards", "clock", "sense", "allowed", "loop", "move clock", "allowed", "loop", "converged"]
 
 

@@ -32,7 +32,7 @@ def turn_lines(
     else:
         lines.append(line(f"In sense phase with {clock:.2f} seconds left. Set size is {boards}."))
     lines += [
-        line("Finished choosing sense location in 1,234 seconds."),
+        line("Finished choosing sense location in 6.667 seconds."),
         line(f"Choosing move for turn {turn} from 30 moves over {boards} boards with {move_clock:.2f} seconds remaining."),
         line(f"In move phase with {move_clock:.2f} seconds left. Allowing up to 5.59 seconds for this move step."),
         *([line("Move choice seems to be converged; breaking loop")] if converged else []),
@@ -59,11 +59,15 @@ def test_turns_read_clock_mode_and_loops() -> None:
     assert [turn.move_clock for turn in turns] == [296.67, 80.0, 50.0, 35.0]
     assert [turn.converged for turn in turns] == [True, False, False, True]
     assert [turn.last_ditch for turn in turns] == [False, False, True, False]
-    assert turns[0].sense_seconds == 1234 and turns[0].move_seconds == pytest.approx(3.2e-05)
+    assert turns[0].sense_seconds == 6.667 and turns[0].move_seconds == pytest.approx(3.2e-05)
+    # its Timer writes ``{:,.4g}``: thousands with a comma
+    assert turns_of([LOG[1], line("Finished choosing sense location in 1,234 seconds.")])[0].sense_seconds == 1234
     # sense at 13.1 of 13.12 s is its allowance used up; a converged move loop (1.0 of 5.59 s) is not; 5.5 of 5.59 is
     assert [turn.loops_used_up() for turn in turns] == [(1, 2), (1, 1), (2, 2), (1, 2)]
     game = GameClock("g", turns)
     assert (game.below(90), game.below(60), game.last_ditch_turn()) == (3, 2, 3)
+    # charged 3.33 + 5 + 5 + 5 s of clock for 4 senses of 6.667 s of its own wall time
+    assert game.sense_cpu_share() == pytest.approx(18.33 / 26.668)
 
 
 def test_kept_log_reported_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,7 +83,7 @@ def test_kept_log_reported_per_game(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert sorted(path.name for path in logs.iterdir()) == ["game_spar-1.log"]  # moved, the earlier one left alone
     assert main([str(out)]) == 0
     summary, clocks = capsys.readouterr().out.strip().split("\n\n")
-    assert summary.splitlines()[2].split() == ["game-001-flagship-vs-StrangeFish2", "4", "40", "3", "2", "3", "1", "5/7"]
+    assert summary.splitlines()[2].split() == ["game-001-flagship-vs-StrangeFish2", "4", "40", "3", "2", "3", "1", "5/7", "0.69"]
     assert clocks.endswith("its clock at each own turn (s): 300 85 55 40")
 
 
