@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blindchess.arbiter.game.observations import GameStarted
 from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import Belief
-from blindchess.bots.flagship_config import FAST_FLAGSHIP, BeliefConfig
-from blindchess.experiments.blunder_positions import decode_turn
+from blindchess.bots.flagship_config import FAST_FLAGSHIP
+from blindchess.experiments.blunder_positions import beliefs_before, label, meets
 from blindchess.moving import MoveContext
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
@@ -48,30 +47,11 @@ KNOWN_FAILURES = {
 failure until its line goes). They stay in the suite; docs/champion.md lists them."""
 
 
-def label(position: dict[str, Any]) -> str:
-    """``folder/game@turn-kind``: records of different runs share file names (``game-001-...``)."""
-    return f"{position['source'].removesuffix('.json')}@{position['turn']}-{position['kind']}"
-
-
 @functools.cache
 def beliefs(source: str) -> dict[int, Belief]:
     """The flagship's belief just before each suite position's move in game `source`, by own turn."""
     game = next(game for game in SUITE["games"] if game["source"] == source)
-    color = game["color"] == "white"
-    wanted = {p["own_turn"] for p in POSITIONS if p["source"] == source}
-    belief = BeliefConfig().build()
-    belief.update(GameStarted(color, game["starting_fen"]))
-    found: dict[int, Belief] = {}
-    for own, turn in enumerate(game["turns"]):
-        opponent, sense, move = decode_turn(turn)
-        belief.update(opponent)
-        belief.update(sense)
-        if own in wanted:
-            found[own] = belief.copy()
-        if own >= max(wanted):
-            break
-        belief.update(move)
-    return found
+    return beliefs_before(game, {p["own_turn"] for p in POSITIONS if p["source"] == source})
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +89,6 @@ def test_the_flagship_meets_the_constraint(position: dict[str, Any], selector: S
     actions = rules.move_actions(board)
     move = selector.choose_move(belief, actions, 300.0, np.random.default_rng(position["turn"]), MoveContext(color))
     assert move is not None
-    if "one_of" in position:
-        assert move.uci() in position["one_of"], f"{move.uci()} is not one of {position['one_of']}"
-    else:
-        assert move.uci() not in position["not"], f"{move.uci()} leaves the king capturable on most boards"
+    assert meets(position, move), f"{move.uci()} is not one of {position['one_of']}" if "one_of" in position else (
+        f"{move.uci()} leaves the king capturable on most boards"
+    )
