@@ -142,24 +142,24 @@ def copy_of(source: Path, into: Path) -> Path:
     return copy
 
 
-def keep_logs(logs: Path, before: set[Path], history: Path) -> list[Path]:
-    """StrangeFish2's game logs written in `logs` since `before` was listed, gzipped beside `history`.
+def keep_logs(logs: Path, history: Path) -> list[Path]:
+    """StrangeFish2's game logs in `logs` (its copy's ``game_logs/``), moved beside `history`, gzipped.
 
-    Its copy lives in a temporary folder that goes at the end of the run, and a new game's player
-    (a new process) writes a new ``game_<id>.log``; those logs are the only record of its clock and
-    of the time each of its phases allowed and spent. Several new logs (none expected) are kept in
-    name order, numbered after the first.
+    Its copy lives in a temporary folder that goes at the end of the run, and those logs are the
+    only record of its clock and of the time each of its phases allowed and spent. The folder holds
+    one game's logs at a time (`spar` empties it before each game); several (none expected) are kept
+    in name order, numbered after the first.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "game_spar-7.log").write_text("turn 1")
-    >>> [path.name for path in keep_logs(folder, set(), folder / "game-001-a-vs-b.json")]
+    >>> [path.name for path in keep_logs(folder, folder / "game-001-a-vs-b.json")]
     ['game-001-a-vs-b.strangefish2.log.gz']
-    >>> gzip.decompress((folder / "game-001-a-vs-b.strangefish2.log.gz").read_bytes()).decode()
-    'turn 1'
+    >>> gzip.decompress((folder / "game-001-a-vs-b.strangefish2.log.gz").read_bytes()).decode(), list(folder.glob("*.log"))
+    ('turn 1', [])
     """
     kept = []
-    for number, log in enumerate(sorted(set(logs.glob("game_*.log")) - before)):
+    for number, log in enumerate(sorted(logs.glob("game_*.log"))):
         suffix = "" if number == 0 else f"-{number + 1}"
         target = history.with_name(f"{history.stem}{suffix}.strangefish2.log.gz")
         target.write_bytes(gzip.compress(log.read_bytes()))
@@ -221,7 +221,8 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
             seconds=args.clock.seconds, increment=args.clock.increment, full_turn_limit=args.full_turn_limit,
             clock_mode=args.clock_mode,
         )  # fmt: skip
-        logs_before = set(logs.glob("game_*.log"))
+        for log in logs.glob("game_*.log"):  # of a game that failed or was interrupted: it has no history to go beside
+            log.unlink()
         with watch_for_interrupt() as interrupted:
             try:
                 result = play_game(spec)
@@ -236,7 +237,7 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
             continue
         path = unique_history_path(args.out, f"game-{game + 1:03d}-{white.label}-vs-{black.label}")
         path.write_text(result.history)
-        keep_logs(logs, logs_before, path)
+        keep_logs(logs, path)
         append_line(args.out, game_line((ident, "flagship"), game + 1, spec, result, path.name))
         reason = None if result.reason is None else WinReason[result.reason]
         shares = " / ".join("-" if share is None else f"{share:.0%}" for share in result.clock_share)

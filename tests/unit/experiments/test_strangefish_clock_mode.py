@@ -73,14 +73,13 @@ def test_turns_read_clock_mode_and_loops() -> None:
 def test_kept_log_reported_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     logs = tmp_path / "game_logs"
     logs.mkdir()
-    (logs / "game_spar-1.log").write_text("an earlier game's log\n")
-    before = set(logs.glob("game_*.log"))
     (logs / "game_spar-9.log").write_text("\n".join(LOG) + "\n")
+    (logs / "engine_logs").mkdir()  # its Stockfish's logs: not kept
     out = tmp_path / "match"
     out.mkdir()
-    kept = keep_logs(logs, before, out / "game-001-flagship-vs-StrangeFish2.json")
+    kept = keep_logs(logs, out / "game-001-flagship-vs-StrangeFish2.json")
     assert [path.name for path in kept] == ["game-001-flagship-vs-StrangeFish2.strangefish2.log.gz"]
-    assert sorted(path.name for path in logs.iterdir()) == ["game_spar-1.log"]  # moved, the earlier one left alone
+    assert [path.name for path in logs.iterdir()] == ["engine_logs"]  # the game's log moved
     assert main([str(out)]) == 0
     summary, clocks = capsys.readouterr().out.strip().split("\n\n")
     assert summary.splitlines()[2].split() == ["game-001-flagship-vs-StrangeFish2", "4", "40", "3", "2", "3", "1", "5/7", "0.69"]
