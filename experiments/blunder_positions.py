@@ -64,6 +64,34 @@ def decode_turn(turn: list[Any]) -> tuple[OpponentMoved, SenseResult, MoveResult
     return OpponentMoved(capture), sense, move
 
 
+def beliefs_before(game: dict[str, Any], wanted: set[int]) -> dict[int, Belief]:
+    """The flagship's belief (the default board set) just before its move at each own turn in `wanted`, replayed
+    from `game`'s encoded observations (an entry of the fixture's ``games``)."""
+    belief = BeliefConfig().build()
+    belief.update(GameStarted(game["color"] == "white", game["starting_fen"]))
+    found: dict[int, Belief] = {}
+    for own, turn in enumerate(game["turns"]):
+        opponent, sense, move = decode_turn(turn)
+        belief.update(opponent)
+        belief.update(sense)
+        if own in wanted:
+            found[own] = belief.copy()
+        if own >= max(wanted, default=-1):
+            break
+        belief.update(move)
+    return found
+
+
+def label(position: dict[str, Any]) -> str:
+    """``folder/game@turn-kind``: records of different runs share file names (``game-001-...``)."""
+    return f"{position['source'].removesuffix('.json')}@{position['turn']}-{position['kind']}"
+
+
+def meets(position: dict[str, Any], move: chess.Move) -> bool:
+    """Whether `move` meets the position's constraint (``one_of`` the moves listed, or ``not`` one of them)."""
+    return move.uci() in position["one_of"] if "one_of" in position else move.uci() not in position["not"]
+
+
 def belief_boards(belief: Belief, rng: np.random.Generator) -> list[chess.Board]:
     """Every board of `belief`, or `BOARDS` drawn from it."""
     return list(belief.boards()) if len(belief) <= BOARDS else belief.sample(BOARDS, rng)  # type: ignore[attr-defined]

@@ -19,7 +19,9 @@ included) on its own turn instead of wall time (`blindchess.arbiter.sandbox.cpu_
 games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
 
 Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
-``--out``, with a line per game in its ``results.jsonl`` (`blindchess.tournament.match_record`,
+``--out``, with StrangeFish2's own log of the game beside it (``<history>.strangefish2.log.gz``:
+its clock at each turn, the time it allowed and spent per phase; read by
+``experiments/strangefish_clock_mode.py``), with a line per game in its ``results.jsonl`` (`blindchess.tournament.match_record`,
 as ``blindchess match`` writes it); each game's result and both bots' clock use are printed, then
 the flagship's score with its 95% interval (Wilson, `blindchess.tournament.stats`).
 ``blindchess match-report OUT`` prints the same from the folder, with every lost game's record.
@@ -33,6 +35,7 @@ games of the same match (settings, clocks, seed) that ``--out`` does not hold ye
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib
 import os
 import random
@@ -139,6 +142,32 @@ def copy_of(source: Path, into: Path) -> Path:
     return copy
 
 
+def keep_logs(logs: Path, history: Path) -> list[Path]:
+    """StrangeFish2's game logs in `logs` (its copy's ``game_logs/``), moved beside `history`, gzipped.
+
+    Its copy lives in a temporary folder that goes at the end of the run, and those logs are the
+    only record of its clock and of the time each of its phases allowed and spent. The folder holds
+    one game's logs at a time (`spar` empties it before each game); several (none expected) are kept
+    in name order, numbered after the first.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "game_spar-7.log").write_text("turn 1")
+    >>> [path.name for path in keep_logs(folder, folder / "game-001-a-vs-b.json")]
+    ['game-001-a-vs-b.strangefish2.log.gz']
+    >>> gzip.decompress((folder / "game-001-a-vs-b.strangefish2.log.gz").read_bytes()).decode(), list(folder.glob("*.log"))
+    ('turn 1', [])
+    """
+    kept = []
+    for number, log in enumerate(sorted(logs.glob("game_*.log"))):
+        suffix = "" if number == 0 else f"-{number + 1}"
+        target = history.with_name(f"{history.stem}{suffix}.strangefish2.log.gz")
+        target.write_bytes(gzip.compress(log.read_bytes()))
+        log.unlink()
+        kept.append(target)
+    return kept
+
+
 def arguments(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--strangefish", default=os.environ.get(PATH_ENV_VAR), help=f"StrangeFish2's folder (default ${PATH_ENV_VAR})")
@@ -177,6 +206,7 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
     ident = start_match(args.out, identity)
     recorded = finished_games(args.out, ident) if args.resume else {}
     played: list[tuple[bool, GameResult]] = []
+    logs = copy / "game_logs"
     for game in range(args.games):
         white, black = (flagship, champion) if game % 2 == 0 else (champion, flagship)
         label = f"game {game + 1}/{args.games}: {white.label} (white) vs {black.label} (black)"
@@ -191,6 +221,8 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
             seconds=args.clock.seconds, increment=args.clock.increment, full_turn_limit=args.full_turn_limit,
             clock_mode=args.clock_mode,
         )  # fmt: skip
+        for log in logs.glob("game_*.log"):  # of a game that failed or was interrupted: it has no history to go beside
+            log.unlink()
         with watch_for_interrupt() as interrupted:
             try:
                 result = play_game(spec)
@@ -205,6 +237,7 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
             continue
         path = unique_history_path(args.out, f"game-{game + 1:03d}-{white.label}-vs-{black.label}")
         path.write_text(result.history)
+        keep_logs(logs, path)
         append_line(args.out, game_line((ident, "flagship"), game + 1, spec, result, path.name))
         reason = None if result.reason is None else WinReason[result.reason]
         shares = " / ".join("-" if share is None else f"{share:.0%}" for share in result.clock_share)

@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blindchess.arbiter.game.observations import GameStarted
 from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import Belief
-from blindchess.bots.flagship_config import FAST_FLAGSHIP, BeliefConfig
-from blindchess.experiments.blunder_positions import decode_turn
+from blindchess.bots.flagship_config import FAST_FLAGSHIP
+from blindchess.experiments.blunder_positions import beliefs_before, label, meets
 from blindchess.moving import MoveContext
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
@@ -34,29 +33,25 @@ SUITE: dict[str, Any] = json.loads(FIXTURE.read_text())
 POSITIONS: list[dict[str, Any]] = SUITE["positions"]
 
 
-def label(position: dict[str, Any]) -> str:
-    return f"{Path(position['source']).stem}@{position['turn']}-{position['kind']}"
+KNOWN_FAILURES = {
+    "strangefish2-fair/game-003-flagship-vs-StrangeFish2@14-hanging-piece": (
+        "the bishop on e3, attacked by the pawn on d4 (one board left): the fast preset counterattacks the queen with"
+        " d2e4 (Stockfish, depth 18 on the true board: -622 cp, against -554 for the game's c3d4)"
+    ),
+    "strangefish2-fair/game-003-flagship-vs-StrangeFish2@38-hanging-piece": (
+        "the rook on g3, attacked by the pawn it saw take on f4: the fast preset plays g3d3 with this seed and g3g7"
+        " (Rxg7 Qxg7, -3752 cp on the true board) with seeds 1-5; the game's flagship played g3g4"
+    ),
+}
+"""Positions the flagship's fast selector fails today, by label: expected to fail (strictly: a fix shows as a
+failure until its line goes). They stay in the suite; docs/champion.md lists them."""
 
 
 @functools.cache
 def beliefs(source: str) -> dict[int, Belief]:
     """The flagship's belief just before each suite position's move in game `source`, by own turn."""
     game = next(game for game in SUITE["games"] if game["source"] == source)
-    color = game["color"] == "white"
-    wanted = {p["own_turn"] for p in POSITIONS if p["source"] == source}
-    belief = BeliefConfig().build()
-    belief.update(GameStarted(color, game["starting_fen"]))
-    found: dict[int, Belief] = {}
-    for own, turn in enumerate(game["turns"]):
-        opponent, sense, move = decode_turn(turn)
-        belief.update(opponent)
-        belief.update(sense)
-        if own in wanted:
-            found[own] = belief.copy()
-        if own >= max(wanted):
-            break
-        belief.update(move)
-    return found
+    return beliefs_before(game, {p["own_turn"] for p in POSITIONS if p["source"] == source})
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +67,21 @@ def test_the_suite_has_at_least_thirty_positions_each_with_its_source() -> None:
         assert (position["source"], position["turn"]) and ("one_of" in position) != ("not" in position)
 
 
-@pytest.mark.parametrize("position", POSITIONS, ids=[label(p) for p in POSITIONS])
+def test_every_known_failure_is_a_suite_position() -> None:
+    assert set(KNOWN_FAILURES) <= {label(p) for p in POSITIONS}
+
+
+def case(position: dict[str, Any]) -> Any:
+    """The position as a test case, strictly expected to fail when it is a known failure."""
+    reason = KNOWN_FAILURES.get(label(position))
+    marks = [] if reason is None else [pytest.mark.xfail(strict=True, reason=reason)]
+    return pytest.param(position, id=label(position), marks=marks)
+
+
+CASES = [case(p) for p in POSITIONS]
+
+
+@pytest.mark.parametrize("position", CASES)
 def test_the_flagship_meets_the_constraint(position: dict[str, Any], selector: StockfishMoveSelector) -> None:
     belief = beliefs(position["source"])[position["own_turn"]]
     color = next(game for game in SUITE["games"] if game["source"] == position["source"])["color"] == "white"
@@ -80,7 +89,6 @@ def test_the_flagship_meets_the_constraint(position: dict[str, Any], selector: S
     actions = rules.move_actions(board)
     move = selector.choose_move(belief, actions, 300.0, np.random.default_rng(position["turn"]), MoveContext(color))
     assert move is not None
-    if "one_of" in position:
-        assert move.uci() in position["one_of"], f"{move.uci()} is not one of {position['one_of']}"
-    else:
-        assert move.uci() not in position["not"], f"{move.uci()} leaves the king capturable on most boards"
+    assert meets(position, move), f"{move.uci()} is not one of {position['one_of']}" if "one_of" in position else (
+        f"{move.uci()} leaves the king capturable on most boards"
+    )
