@@ -64,14 +64,7 @@ import chess
 import numba as nb
 import numpy as np
 
-from blindchess.arbiter.game.observations import (
-    GameEnded,
-    GameStarted,
-    MoveResult,
-    Observation,
-    OpponentMoved,
-    SenseResult,
-)
+from blindchess.arbiter import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.rules import compiled_rules as core
 from blindchess.arbiter.rules.lookup_tables import BIT, lsb, mirror
 

@@ -36,14 +36,7 @@ from typing import Optional, Protocol
 import chess
 import numpy as np
 
-from blindchess.arbiter.game.observations import (
-    GameEnded,
-    GameStarted,
-    MoveResult,
-    Observation,
-    OpponentMoved,
-    SenseResult,
-)
+from blindchess.arbiter import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.types import Color, Square
 
 from .base import N_CHANNELS, InconsistentObservationError, MalformedObservationError, NotInitialisedError, channel

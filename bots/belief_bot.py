@@ -64,14 +64,15 @@ from typing import Optional
 import chess
 import numpy as np
 
-from blindchess.arbiter import ObservingPlayer, Square
-from blindchess.arbiter.game.observations import (
+from blindchess.arbiter import (
     GameEnded,
     GameStarted,
     MoveResult,
     Observation,
+    ObservingPlayer,
     OpponentMoved,
     SenseResult,
+    Square,
 )
 from blindchess.arbiter.rules.fast_actions import move_actions as own_move_actions
 from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError

@@ -44,14 +44,7 @@ import chess
 import chess.engine
 import numpy as np
 
-from blindchess.arbiter.game.observations import (
-    GameEnded,
-    GameStarted,
-    MoveResult,
-    Observation,
-    OpponentMoved,
-    SenseResult,
-)
+from blindchess.arbiter import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs.calibration import truth_channels
 from blindchess.beliefs.reference import ReferenceBoardSet

@@ -16,14 +16,7 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter.game.observations import (
-    GameEnded,
-    GameStarted,
-    MoveResult,
-    Observation,
-    OpponentMoved,
-    SenseResult,
-)
+from blindchess.arbiter import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.rules.ruleset import Rules
 from blindchess.beliefs import (
     N_CHANNELS,

@@ -9,15 +9,8 @@ import chess
 import numpy as np
 import pytest
 
+from blindchess.arbiter import GameEnded, GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.arbiter.game.history import GameHistory
-from blindchess.arbiter.game.observations import (
-    GameEnded,
-    GameStarted,
-    MoveResult,
-    Observation,
-    OpponentMoved,
-    SenseResult,
-)
 from blindchess.beliefs import NotInitialisedError, UnexpectedObservationError
 from blindchess.beliefs.encoding import (
     FRAME_SCALE,
