@@ -110,15 +110,16 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
 
 
 def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
-    """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`).
+    """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`), positions
+    in their drawn order (rows of ``--shard`` runs may be joined in any order).
 
     Raises:
         ValueError: a row whose true board `scores` does not hold at `depth` (the message names it).
     """
     arms: dict[tuple[str, float], Arm] = {}
     histories: dict[str, GameHistory] = {}
-    for line in path.read_text().splitlines():
-        row: dict[str, Any] = json.loads(line)
+    lines: list[dict[str, Any]] = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in sorted(lines, key=lambda line: int(line.get("position", 0))):  # shards' rows joined: in position order
         history = histories.setdefault(row["game"], GameHistory.from_file(row["game"]))
         truth = history.truth_board_before_move(Turn(row["color"] == "white", row["turn"]))
         values = scores.known(truth, depth)

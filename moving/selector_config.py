@@ -4,7 +4,7 @@ Every number the selector plans with is a field here, with its default; the flag
 tree (`blindchess.bots.flagship_config`) holds one as its ``selector`` table, so a TOML file, a
 ``--settings`` string and Python all set these names (``selector.hunt.weight``). The scoring
 settings sit at the top; each stage of the selector with settings of its own has a table:
-``search``, ``candidates``, ``safety``, ``hunt``, ``panic``, ``engine`` and ``ponder``. The clock
+``search``, ``candidates``, ``safety``, ``hunt``, ``panic``, ``engine``, ``ponder`` and ``coverage``. The clock
 is no table here: the bot's time manager plans it (`blindchess.moving.time_management`, the
 flagship's ``clock`` table), and so does the selector when no manager gives it a budget.
 Settings that can be off take a value that means off (TOML has no null): ``search.depth = 0``
@@ -26,6 +26,9 @@ from blindchess.config_tree import check_types
 from blindchess.evaluation.king_hunt import HUNT_MATERIAL
 
 from .base import MoveSelectionError, SearchRule
+
+CLOCKS = ("wall", "cpu")
+"""What `SearchSettings.clock` may measure a move's budget in."""
 
 
 def _at_least_one(config: object, *names: str) -> None:
@@ -52,11 +55,16 @@ class SearchSettings:
     """Seconds taken off each search's limit for its round trip to Stockfish."""
     max_position_seconds: float = 5.0
     """The longest search of one position."""
+    clock: str = "wall"
+    """What a move's budget measures: ``wall`` seconds (the competition's rule) or ``cpu`` seconds of this process
+    and its engines (`blindchess.moving.process_clock`): the same work whatever the machine's load."""
 
     def __post_init__(self) -> None:
         check_types(self)
         if self.depth < 0:
             raise MoveSelectionError(f"depth must be >= 0 (0: search by time), got {self.depth!r}")
+        if self.clock not in CLOCKS:
+            raise MoveSelectionError(f"clock must be one of {', '.join(CLOCKS)}, got {self.clock!r}")
         self.rule  # noqa: B018  # refuses an impossible rule now, not at the first move
 
     @property
@@ -180,6 +188,37 @@ class PonderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class CoverageSettings:
+    """Long budgets: the candidates scored on many boards at a fixed depth, until the choice is stable
+    (`StockfishMoveSelector.cover`), in place of timed searches on a few boards."""
+
+    move_seconds: float = 3.0
+    """A timed search given at least this move budget covers; ``inf`` never does (fixed-depth presets never do)."""
+    depth: int = 8
+    """The depth of every search (the engine's own move too): fixed, so values are reused across turns."""
+    boards: int = 1024
+    """The most boards: the whole belief when it holds no more and can list them, else this many draws."""
+    batch: int = 8
+    """Boards added at a time; the choice's stability and the deadline are checked between batches."""
+    min_boards: int = 32
+    """Boards scored before the choice may be called stable or a candidate dropped."""
+    probes: int = 2
+    """Boards of each batch on which the engine's own move is asked for: one not yet a candidate becomes one."""
+    max_candidates: int = 16
+    """The most candidates scored (the first batch starts with `CandidateSettings.count`)."""
+    stable_z: float = 3.0
+    """The best candidate's lead over the second must exceed this many standard errors of their mean difference."""
+    drop_margin: float = 0.3
+    """A candidate trailing the best by more than this (in s(b, m)'s units) is no longer scored."""
+
+    def __post_init__(self) -> None:
+        check_types(self)
+        _at_least_one(self, "depth", "boards", "batch", "min_boards", "max_candidates")
+        if not self.move_seconds > 0.0:
+            raise MoveSelectionError(f"move_seconds must be > 0 (inf: never cover), got {self.move_seconds!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class SelectorConfig:
     """The settings of `blindchess.moving.stockfish_selector.StockfishMoveSelector` (its docstring has the formulas)."""
 
@@ -213,6 +252,8 @@ class SelectorConfig:
     """The Stockfish processes."""
     ponder: PonderSettings = field(default_factory=PonderSettings)
     """Thinking on the opponent's turn."""
+    coverage: CoverageSettings = field(default_factory=CoverageSettings)
+    """Many boards at a fixed depth where the budget allows."""
 
     def __post_init__(self) -> None:
         check_types(self)
