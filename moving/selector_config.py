@@ -210,6 +210,10 @@ class CoverageSettings:
     """The best candidate's lead over the second must exceed this many standard errors of their mean difference."""
     drop_margin: float = 0.3
     """A candidate trailing the best by more than this (in s(b, m)'s units) is no longer scored."""
+    deepen: int = 2
+    """Plies added to every search once the choice is stable or every board is scored, while budget is left; 0 never deepens."""
+    max_depth: int = 16
+    """The deepest the boards are searched again."""
 
     def __post_init__(self) -> None:
         check_types(self)

@@ -346,18 +346,20 @@ class StockfishMoveSelector:
         rng: np.random.Generator, color: Color, deadline: Deadline,
     ) -> Scores:
         """The candidates' ``expected`` and ``worst`` s(b, m) over as many `coverage_boards` as the deadline allows,
-        every search to `coverage.depth` (an anytime loop; the module docstring).
+        every search to `coverage.depth` at first (an anytime loop; the module docstring).
 
         The first batch starts the candidates as `candidates` does (the engine's move per board, the hunt's
         moves, the proxy's best); each later batch asks the engine's move on `coverage.probes` of its boards
         and scores one not yet a candidate on every board scored so far. Past `coverage.min_boards`, a
-        candidate trailing the best ``S`` by `coverage.drop_margin` stops being scored, and the loop stops once
-        the best leads the second by `coverage.stable_z` standard errors of their mean difference. Otherwise it
-        stops when every board is scored or the budget is spent (the hard budget on a close call).
+        candidate trailing the best ``S`` by `coverage.drop_margin` stops being scored, and once the best leads
+        the second by `coverage.stable_z` standard errors of their mean difference no board is added. Then,
+        or once every board is scored, the boards scored are searched again `coverage.deepen` plies deeper
+        (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`. The loop
+        stops there or when the budget is spent (the hard budget on a close call).
         """
         settings = self.config.coverage
-        limit = chess.engine.Limit(depth=settings.depth)
-        self._last_limit = limit  # pondering fills the cache at this depth
+        depth = settings.depth
+        self._last_limit = chess.engine.Limit(depth=depth)  # pondering fills the cache at the first depth
         listed, weights = self.coverage_boards(belief, rng, color)
         index = {move: j for j, move in enumerate(move_actions)}
         boards: list[chess.Board] = []
@@ -365,36 +367,48 @@ class StockfishMoveSelector:
         alive: list[int] = []
         table: dict[int, list[float]] = {}  # per candidate: s(b, m) on each board scored, in order
         scores, starting = Scores([], np.zeros(0), np.zeros(0), 0), self.config.candidates.count
-        while len(boards) < len(listed):
-            first = len(boards)
-            boards += listed.take(np.arange(first, min(len(listed), first + settings.batch))).boards(color)
-            joining = self._probe(boards[first:], index, tried, len(tried) + settings.probes if tried else starting // 2 + 1)
-            if first == 0:  # as `candidates` starts them: the engine's, the hunt's, then the proxy's best
-                joining += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in joining]
-                joining += [int(j) for j in np.argsort(-proxy, kind="stable") if int(j) not in joining][: max(0, starting - len(joining))]
-            tried += joining
-            pairs = [(i, j) for j in joining for i in range(first)] + [(i, j) for j in alive + joining for i in range(first, len(boards))]
-            values = self._values({(i, j): request_outcome(boards[i], move_actions[j]) for i, j in pairs}, color, limit, store=True)
+        cursor, settled = 0, False  # the next board to search at `depth`; whether boards are still added
+        while True:
+            first = cursor
+            if cursor < len(boards):  # searching the boards again, deeper
+                joining: list[int] = []
+                cursor = min(len(boards), cursor + settings.batch)
+            elif settled or len(boards) == len(listed):
+                if not settings.deepen or depth + settings.deepen > settings.max_depth:
+                    break
+                depth, cursor = depth + settings.deepen, 0
+                continue
+            else:
+                boards += listed.take(np.arange(first, min(len(listed), first + settings.batch))).boards(color)
+                cursor = len(boards)
+                joining = self._probe(boards[first:], index, tried, len(tried) + settings.probes if tried else starting // 2 + 1, depth)
+                if first == 0:  # as `candidates` starts them: the engine's, the hunt's, then the proxy's best
+                    joining += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in joining]
+                    by_proxy = [int(j) for j in np.argsort(-proxy, kind="stable") if int(j) not in joining]
+                    joining += by_proxy[: max(0, starting - len(joining))]
+                tried += joining
+            pairs = [(i, j) for j in joining for i in range(first)] + [(i, j) for j in alive + joining for i in range(first, cursor)]
+            outcomes = {(i, j): request_outcome(boards[i], move_actions[j]) for i, j in pairs}
+            values = self._values(outcomes, color, chess.engine.Limit(depth=depth), store=True)
             for j in alive:
-                table[j] += [values[(i, j)] for i in range(first, len(boards))]
+                table[j][first:cursor] = [values[(i, j)] for i in range(first, cursor)]
             for j in joining:
-                table[j] = [values[(i, j)] for i in range(len(boards))]
+                table[j] = [values[(i, j)] for i in range(cursor)]
             alive += joining
             scores, totals = self._covered(alive, table, weights[: len(boards)], hunt, exposure)
             if len(boards) >= settings.min_boards:
                 alive = [alive[k] for k in np.flatnonzero(totals >= totals.max() - settings.drop_margin)]
                 scores, totals = self._covered(alive, table, weights[: len(boards)], hunt, exposure)
-                if self.is_stable(scores, totals, table, weights[: len(boards)]):
-                    break
+                settled = settled or self.is_stable(scores, totals, table, weights[: len(boards)])
             if deadline.left() <= 0.0 and (deadline.hard_left() <= 0.0 or not self.is_close(scores, hunt)):
                 break
         return scores
 
-    def _probe(self, boards: list[chess.Board], index: Mapping[chess.Move, int], tried: list[int], most: int) -> list[int]:
-        """The engine's moves at the coverage depth on `boards` (one per board, up to `coverage.probes` boards once
-        candidates exist) that are not in `tried`, while fewer than `most` (and `coverage.max_candidates`) candidates."""
+    def _probe(self, boards: list[chess.Board], index: Mapping[chess.Move, int], tried: list[int], most: int, depth: int) -> list[int]:
+        """The engine's moves at `depth` on `boards` (one per board, up to `coverage.probes` boards once candidates
+        exist) that are not in `tried`, while fewer than `most` (and `coverage.max_candidates`) candidates."""
         settings = self.config.coverage
-        limit = chess.engine.Limit(depth=settings.depth)
+        limit = chess.engine.Limit(depth=depth)
         joining: list[int] = []
         most = min(most, settings.max_candidates)
         with self.pool.engine() as engine:
