@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from blindchess.arbiter.game.history import GameHistory
-from blindchess.arbiter.rules.fast_revision import request_outcome
 from blindchess.arbiter.rules import reference as rules
+from blindchess.arbiter.rules.fast_revision import request_outcome
 from blindchess.beliefs import BoardSet
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.fixtures.recorded_games import load_records, sensed_beliefs
@@ -58,7 +58,7 @@ def cover(selector: StockfishMoveSelector, belief: BoardSet, budget: float = FOR
     return scores, moves
 
 
-def test_every_board_of_a_small_set_is_scored_when_the_choice_never_settles(beliefs: list[BoardSet], make: list[StockfishMoveSelector]) -> None:
+def test_every_board_of_a_small_set_is_scored_when_no_check_may_settle(beliefs: list[BoardSet], make: list[StockfishMoveSelector]) -> None:
     selector = StockfishMoveSelector(covering(batch=4, min_boards=10_000))
     make.append(selector)
     scores, _ = cover(selector, beliefs[1])
@@ -180,7 +180,8 @@ def test_a_cpu_clocked_selector_counts_its_engines_seconds(make: list[StockfishM
 
 def test_with_budget_left_every_board_is_searched_again_deeper(beliefs: list[BoardSet], make: list[StockfishMoveSelector]) -> None:
     config = covering(batch=4, min_boards=10_000)
-    selector = StockfishMoveSelector(SelectorConfig(coverage=CoverageSettings(depth=DEPTH, batch=4, min_boards=10_000, max_depth=DEPTH + 2)))
+    deepening = CoverageSettings(depth=DEPTH, batch=4, min_boards=10_000, max_depth=DEPTH + 2)
+    selector = StockfishMoveSelector(SelectorConfig(coverage=deepening))
     shallow = StockfishMoveSelector(config)
     make += [selector, shallow]
     deeper, moves = cover(selector, beliefs[5])
