@@ -19,7 +19,11 @@ opponent can take it at once or mates by force, loses material when its regret i
 300 cp). The deep search's values of each true board are kept in ``--scores`` so reruns are
 cheap. The clock is measured both ways: wall seconds and CPU seconds of this process and the
 engines it started (`tree_cpu_seconds`), from the sense to the move, the sense result's belief
-update included. The opponent's move (the belief's expansion) is made before the clock starts:
+update included. ``--clock cpu`` makes the budget itself CPU seconds (``selector.search.clock =
+"cpu"``: the move's deadline counts the bot's and its engines' CPU), so a loaded machine changes
+the wall time of a run, not its choices' work. ``--shard K/N`` plays only the positions numbered
+K modulo N: N processes share a run, and ``--from-rows`` reads their rows joined (in position order).
+The opponent's move (the belief's expansion) is made before the clock starts:
 in a game pondering makes it on the opponent's time. The bot's choices are seeded per position
 (the same seed at every budget and setting); nothing ponders, and each choice starts with an
 empty score cache and warm engines.
