@@ -228,13 +228,13 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     arms = [Arm(label, settings, budget) for label, settings in configs for budget in args.budgets]
     rows = args.rows.open("a") if args.rows is not None else None
     print(f"{len(found)} positions from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}", flush=True)
-    mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0]]
+    mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0] and number >= args.skip]
     states = {label: snapshots(mine, settings) for label, settings in configs}
     for label, settings in configs:  # compile the kernels and load the engines once, outside the measurements
         play_turn(mine[0], states[label][mine[0]], settings, min(args.budgets), args.seed)
     with Engine(options={"Hash": 64}, cache_size=0) as engine:
         for number, decision in enumerate(found):
-            if number % args.shard[1] != args.shard[0]:
+            if number % args.shard[1] != args.shard[0] or number < args.skip:
                 continue
             played = [arm for arm in arms if arm.budget <= args.few_above or number < args.few]
             values: Values = scores.values(engine, decision.truth, args.depth)
@@ -307,6 +307,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--shard", type=_shard, default=(0, 1), metavar="K/N",
         help="play only the positions numbered K modulo N (run N processes, then --from-rows their rows joined; default 0/1)",
     )
+    parser.add_argument("--skip", type=int, default=0, help="play no position numbered below this (a run that extends another's rows)")
     args = parser.parse_args(argv)
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     clock = 'selector.search.clock = "cpu"' if args.clock == "cpu" else ""
