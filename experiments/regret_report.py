@@ -96,7 +96,7 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
             axes.errorbar(xs, means, yerr=errors, marker="o", capsize=4, label=label)
             for arm, x, mean in zip(mine, xs, means, strict=True):
                 axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
-    panels[0].set_xlabel("turn budget, wall seconds (sense + move)")
+    panels[0].set_xlabel("turn budget, seconds (sense + move; wall or CPU, as the run's --clock)")
     panels[1].set_xlabel("CPU seconds the turn took (bot and its engines)")
     panels[0].set_ylabel("mean regret on the true board (cp)")
     for axes in panels:

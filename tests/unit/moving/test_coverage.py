@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -191,3 +192,24 @@ def test_with_budget_left_every_board_is_searched_again_deeper(beliefs: list[Boa
     limit = chess.engine.Limit(depth=DEPTH + 2)
     assert any(selector.cache.get(after, chess.WHITE, limit, counted=False) is not None for after in positions)
     assert all(shallow.cache.get(after, chess.WHITE, limit, counted=False) is None for after in positions)
+
+
+def test_after_a_covered_turn_pondering_fills_the_cache_at_the_coverage_depth(
+    beliefs: list[BoardSet], make: list[StockfishMoveSelector]
+) -> None:
+    selector = StockfishMoveSelector(covering(batch=4))
+    make.append(selector)
+    cover(selector, beliefs[5])  # a covered turn: its depth is the one pondering searches at
+    belief = beliefs[1]
+    moves = rules.move_actions(next(iter(belief.boards())))
+    searched = selector.ponder(belief, moves, chess.WHITE, threading.Event(), np.random.default_rng(1))
+    assert searched > 0
+    limit = chess.engine.Limit(depth=DEPTH)
+    stored = [
+        after for board in belief.boards() for move in moves
+        if selector.cache.get(after := request_outcome(board, move).after(), chess.WHITE, limit, counted=False) is not None
+    ]  # fmt: skip
+    assert len(stored) >= searched  # every search pondered is kept at the coverage depth, and answers it
+    lookups, hits = selector.cache.lookups, selector.cache.hits
+    cover(selector, belief, budget=0.0)  # the next turn's first batch finds some of them
+    assert selector.cache.hits > hits and selector.cache.lookups > lookups
