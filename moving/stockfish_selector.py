@@ -402,6 +402,10 @@ class StockfishMoveSelector:
                 settled = settled or self.is_stable(scores, totals, table, weights[: len(boards)])
             if deadline.left() <= 0.0 and (deadline.hard_left() <= 0.0 or not self.is_close(scores, hunt)):
                 break
+        logger.debug(
+            "covered %d of %d boards to depth %d (stable %s), %d of %d candidates left, in %.2f s",
+            len(boards), len(listed), depth, settled, len(alive), len(tried), deadline.elapsed(),
+        )
         return scores
 
     def _probe(self, boards: list[chess.Board], index: Mapping[chess.Move, int], tried: list[int], most: int, depth: int) -> list[int]:
