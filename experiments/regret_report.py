@@ -89,7 +89,7 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
 
     figure, panels = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label in dict.fromkeys(arm.label for arm in arms):
-        mine = [arm for arm in arms if arm.label == label]
+        mine = sorted((arm for arm in arms if arm.label == label), key=lambda arm: arm.budget)
         means = [statistics.mean(arm.regrets) for arm in mine]
         errors = [statistics.stdev(arm.regrets) / math.sqrt(len(arm.regrets)) if len(arm.regrets) > 1 else 0.0 for arm in mine]
         for axes, xs in ((panels[0], [arm.budget for arm in mine]), (panels[1], [statistics.mean(arm.cpu) for arm in mine])):

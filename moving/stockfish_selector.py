@@ -83,6 +83,8 @@ CANDIDATE_FLOOR_SECONDS = 0.005
 """The shortest timed search for the engine's own move on a board (choosing candidates)."""
 HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
+DEEPENING_GROWTH = 3.0
+"""How many times longer `cover` expects a pass two plies deeper to take: it deepens only while that fits."""
 PONDER_STRENGTH = 2.0
 """Pondering searches a position this many times as long as the last turn's searches (up to
 `SearchSettings.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
@@ -354,8 +356,9 @@ class StockfishMoveSelector:
         candidate trailing the best ``S`` by `coverage.drop_margin` stops being scored, and once the best leads
         the second by `coverage.stable_z` standard errors of their mean difference no board is added. Then,
         or once every board is scored, the boards scored are searched again `coverage.deepen` plies deeper
-        (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`. The loop
-        stops there or when the budget is spent (the hard budget on a close call).
+        (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`, while the
+        budget left is at least `DEEPENING_GROWTH` times the last pass's seconds. The loop stops there or when
+        the budget is spent (the hard budget on a close call).
         """
         settings = self.config.coverage
         depth = settings.depth
@@ -368,15 +371,18 @@ class StockfishMoveSelector:
         table: dict[int, list[float]] = {}  # per candidate: s(b, m) on each board scored, in order
         scores, starting = Scores([], np.zeros(0), np.zeros(0), 0), self.config.candidates.count
         cursor, settled = 0, False  # the next board to search at `depth`; whether boards are still added
+        pass_started = deadline.elapsed()
         while True:
+            passed = deadline.elapsed() - pass_started  # the seconds of this depth's pass so far
             first = cursor
             if cursor < len(boards):  # searching the boards again, deeper
                 joining: list[int] = []
                 cursor = min(len(boards), cursor + settings.batch)
             elif settled or len(boards) == len(listed):
-                if not settings.deepen or depth + settings.deepen > settings.max_depth:
-                    break
-                depth, cursor = depth + settings.deepen, 0
+                left = deadline.hard_left() if self.is_close(scores, hunt) else deadline.left()
+                if not settings.deepen or depth + settings.deepen > settings.max_depth or DEEPENING_GROWTH * passed > left:
+                    break  # a deeper pass would not finish: one batch of it can outlast the budget many times
+                depth, cursor, pass_started = depth + settings.deepen, 0, deadline.elapsed()
                 continue
             else:
                 boards += listed.take(np.arange(first, min(len(listed), first + settings.batch))).boards(color)
