@@ -194,7 +194,7 @@ class StockfishMoveSelector:
         if plan.panic:
             return pick(move_actions, proxy, rng)
         hunt = self.hunt_bonus(sample, move_actions, color, self.config.hunt.share * plan.deadline.left(), policy)
-        if self.covers(plan):
+        if self.covers(plan, context):
             scores = self.cover(belief, move_actions, proxy, hunt, exposure, rng, color, plan.deadline)
             looked = False
         else:
@@ -319,10 +319,15 @@ class StockfishMoveSelector:
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return Scores(columns, table @ weights, table.min(axis=1), len(outcomes))
 
-    def covers(self, plan: Plan) -> bool:
-        """Whether this move takes `cover`: a timed search with a budget of at least `coverage.move_seconds`
-        (a fixed-depth policy never does: its moves are the same whatever the clock)."""
-        return isinstance(plan.policy, Timed) and plan.deadline.budget >= self.config.coverage.move_seconds
+    def covers(self, plan: Plan, context: MoveContext) -> bool:
+        """Whether this move takes `cover`: a timed search with a budget of at least `coverage.move_seconds`, in a
+        long game (no short-game search rule in the `context`: `TimeManager.search_rule`, ``clock.long_clock``).
+
+        A fixed-depth policy never covers (its moves are the same whatever the clock), and neither does a short
+        game such as 120 s + 5 s, whose 5-7 s moves the timed path plays as it was measured.
+        """
+        long_game = context.search is None
+        return long_game and isinstance(plan.policy, Timed) and plan.deadline.budget >= self.config.coverage.move_seconds
 
     def coverage_boards(self, belief: Belief, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
         """The boards `cover` scores, in the order it takes them, and their weights (summing to one).

@@ -26,6 +26,7 @@ from blindchess.moving.process_clock import ProcessTreeClock, process_cpu_second
 from blindchess.moving.search import Deadline
 from blindchess.moving.selector_config import CandidateSettings, CoverageSettings, SearchSettings, SelectorConfig
 from blindchess.moving.stockfish_selector import Scores, StockfishMoveSelector
+from blindchess.moving.time_management import TimeManager
 
 DEPTH = 4
 """The coverage depth of these tests: cheap, and fixed, so every answer is the same on every run."""
@@ -131,11 +132,17 @@ def test_only_a_timed_move_with_budget_enough_covers(make: list[StockfishMoveSel
     fixed = StockfishMoveSelector(FAST_FLAGSHIP.selector)
     make += [timed, fixed]
     context = MoveContext(chess.WHITE, budget=5.0)
-    assert timed.covers(timed.plan(900.0, context)) and not timed.covers(timed.plan(900.0, MoveContext(chess.WHITE, budget=2.0)))
-    assert not fixed.covers(fixed.plan(900.0, context))  # a fixed-depth preset plays the same whatever the clock
+    assert timed.covers(timed.plan(900.0, context), context)
+    short = MoveContext(chess.WHITE, budget=2.0)
+    assert not timed.covers(timed.plan(900.0, short), short)
+    assert not fixed.covers(fixed.plan(900.0, context), context)  # a fixed-depth preset plays the same whatever the clock
+    game = TimeManager()
+    short_game = MoveContext(chess.WHITE, budget=7.0, search=game.search_rule(120.0))  # 120 s + 5 s: the timed path
+    assert game.search_rule(900.0) is None and not timed.covers(timed.plan(100.0, short_game), short_game)
     never = StockfishMoveSelector(covering(move_seconds=float("inf")))
     make.append(never)
-    assert not never.covers(never.plan(900.0, MoveContext(chess.WHITE, budget=1e6)))
+    huge = MoveContext(chess.WHITE, budget=1e6)
+    assert not never.covers(never.plan(900.0, huge), huge)
 
 
 def test_bad_coverage_and_clock_settings_are_refused_in_one_line() -> None:
