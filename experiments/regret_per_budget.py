@@ -19,7 +19,11 @@ opponent can take it at once or mates by force, loses material when its regret i
 300 cp). The deep search's values of each true board are kept in ``--scores`` so reruns are
 cheap. The clock is measured both ways: wall seconds and CPU seconds of this process and the
 engines it started (`tree_cpu_seconds`), from the sense to the move, the sense result's belief
-update included. The opponent's move (the belief's expansion) is made before the clock starts:
+update included. ``--clock cpu`` makes the budget itself CPU seconds (``selector.search.clock =
+"cpu"``: the move's deadline counts the bot's and its engines' CPU), so a loaded machine changes
+the wall time of a run, not its choices' work. ``--shard K/N`` plays only the positions numbered
+K modulo N: N processes share a run, and ``--from-rows`` reads their rows joined (in position order).
+The opponent's move (the belief's expansion) is made before the clock starts:
 in a game pondering makes it on the opponent's time. The bot's choices are seeded per position
 (the same seed at every budget and setting); nothing ponders, and each choice starts with an
 empty score cache and warm engines.
@@ -227,16 +231,18 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     arms = [Arm(label, settings, budget) for label, settings in configs for budget in args.budgets]
     rows = args.rows.open("a") if args.rows is not None else None
     print(f"{len(found)} positions from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}", flush=True)
-    states = {label: snapshots(found, settings) for label, settings in configs}
+    mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0] and number >= args.skip]
+    states = {label: snapshots(mine, settings) for label, settings in configs}
     for label, settings in configs:  # compile the kernels and load the engines once, outside the measurements
-        play_turn(found[0], states[label][found[0]], settings, min(args.budgets), args.seed)
+        play_turn(mine[0], states[label][mine[0]], settings, min(args.budgets), args.seed)
     with Engine(options={"Hash": 64}, cache_size=0) as engine:
         for number, decision in enumerate(found):
+            if number % args.shard[1] != args.shard[0] or number < args.skip:
+                continue
+            played = [arm for arm in arms if arm.budget <= args.few_above or number < args.few]
             values: Values = scores.values(engine, decision.truth, args.depth)
             scores.save()
-            for arm in arms:  # interleaved per position: the machine's load falls on every arm alike
-                if arm.budget > args.few_above and number >= args.few:
-                    continue
+            for arm in played:  # interleaved per position: the machine's load falls on every arm alike
                 choice = play_turn(decision, states[arm.label][decision], arm.settings, arm.budget, args.seed + number)
                 arm.regrets.append(regret(values, choice.move))
                 arm.kings.append(loses_king(values, choice.move))
@@ -245,7 +251,7 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
                 arm.wall.append(choice.wall)
                 if rows is not None:
                     record = {
-                        "game": decision.source, "color": "white" if decision.color else "black", "turn": decision.turn,
+                        "position": number, "game": decision.source, "color": "white" if decision.color else "black", "turn": decision.turn,
                         "setting": arm.label, "budget": arm.budget, "move": None if choice.move is None else choice.move.uci(),
                         "sense": choice.sense, "regret": arm.regrets[-1], "cpu": choice.cpu, "wall": choice.wall,
                     }  # fmt: skip
@@ -253,13 +259,29 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
                     rows.flush()
             print(
                 f"  position {number + 1}/{len(found)} ({Path(decision.source).name}, turn {decision.turn}): regrets "
-                + ", ".join(f"{arm.budget:g} s {arm.regrets[-1]}" for arm in arms if len(arm.regrets) == number + 1)
+                + ", ".join(f"{arm.label} {arm.budget:g} s {arm.regrets[-1]}" for arm in played)
                 + f"; load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
     if rows is not None:
         rows.close()
     return arms
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """``K/N`` as ``(K, N)``, with ``0 <= K < N``.
+
+    >>> _shard("1/2")
+    (1, 2)
+    """
+    part, _, count = text.partition("/")
+    try:
+        shard = (int(part), int(count))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no shard K/N (two whole numbers, 0 <= K < N)") from None
+    if not 0 <= shard[0] < shard[1]:
+        raise argparse.ArgumentTypeError(f"{text!r} is no shard K/N: K must be at least 0 and below N")
+    return shard
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -280,15 +302,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--plot", type=Path, help="draw the curve into this PNG (needs matplotlib)")
     parser.add_argument("--from-rows", type=Path, help="measure nothing: tabulate (and plot) the choices a run wrote with --rows")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall",
+        help="what a budget counts: wall seconds (default) or CPU seconds of the bot and its engines (selector.search.clock)",
+    )
+    parser.add_argument(
+        "--shard", type=_shard, default=(0, 1), metavar="K/N",
+        help="play only the positions numbered K modulo N (run N processes, then --from-rows their rows joined; default 0/1)",
+    )
+    parser.add_argument("--skip", type=int, default=0, help="play no position numbered below this (a run that extends another's rows)")
     args = parser.parse_args(argv)
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
-    configs = [(text or "flagship", parse_settings(text, "--settings")) for text in (args.settings or [""])]
+    clock = 'selector.search.clock = "cpu"' if args.clock == "cpu" else ""
+    texts = args.settings or [""]
+    configs = [(text or "flagship", parse_settings(", ".join(filter(None, [clock, text])), "--settings")) for text in texts]
     scores = ScoreFile(args.scores)
     if args.from_rows is not None:
         arms = arms_from_rows(args.from_rows, scores, args.depth)
         print(f"{len(arms[0].regrets)} positions read from {args.from_rows}\n")
     else:
         found = sample(decisions(args.histories, args.player), args.positions, args.seed)
+        if args.shard[1] > 1 and args.rows is None:
+            parser.error("--shard needs --rows: a shard's table covers only its positions")
         if not found:
             parser.error(f"no turn of a player named like {args.player!r} in the histories")
         arms = measure(args, configs, found, scores)

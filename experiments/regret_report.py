@@ -89,14 +89,14 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
 
     figure, panels = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label in dict.fromkeys(arm.label for arm in arms):
-        mine = [arm for arm in arms if arm.label == label]
+        mine = sorted((arm for arm in arms if arm.label == label), key=lambda arm: arm.budget)
         means = [statistics.mean(arm.regrets) for arm in mine]
         errors = [statistics.stdev(arm.regrets) / math.sqrt(len(arm.regrets)) if len(arm.regrets) > 1 else 0.0 for arm in mine]
         for axes, xs in ((panels[0], [arm.budget for arm in mine]), (panels[1], [statistics.mean(arm.cpu) for arm in mine])):
             axes.errorbar(xs, means, yerr=errors, marker="o", capsize=4, label=label)
             for arm, x, mean in zip(mine, xs, means, strict=True):
                 axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
-    panels[0].set_xlabel("turn budget, wall seconds (sense + move)")
+    panels[0].set_xlabel("turn budget, seconds (sense + move; wall or CPU, as the run's --clock)")
     panels[1].set_xlabel("CPU seconds the turn took (bot and its engines)")
     panels[0].set_ylabel("mean regret on the true board (cp)")
     for axes in panels:
@@ -110,15 +110,16 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
 
 
 def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
-    """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`).
+    """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`), positions
+    in their drawn order (rows of ``--shard`` runs may be joined in any order).
 
     Raises:
         ValueError: a row whose true board `scores` does not hold at `depth` (the message names it).
     """
     arms: dict[tuple[str, float], Arm] = {}
     histories: dict[str, GameHistory] = {}
-    for line in path.read_text().splitlines():
-        row: dict[str, Any] = json.loads(line)
+    lines: list[dict[str, Any]] = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in sorted(lines, key=lambda line: int(line.get("position", 0))):  # shards' rows joined: in position order
         history = histories.setdefault(row["game"], GameHistory.from_file(row["game"]))
         truth = history.truth_board_before_move(Turn(row["color"] == "white", row["turn"]))
         values = scores.known(truth, depth)

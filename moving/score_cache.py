@@ -5,8 +5,10 @@ Stockfish search, hundreds a turn, and the boards of the next turn are mostly bo
 could already see coming: the opponent's quiet replies to positions it holds now. Pondering
 (`StockfishMoveSelector.ponder`) searches the likeliest of them on the opponent's time and
 stores the values here; the next turn's scoring takes a stored value instead of searching
-again when the stored search was at least as strong as the one it would run. Only pondering
-stores: a bot that does not ponder scores every position afresh, exactly as before the cache.
+again when the stored search was at least as strong as the one it would run. Pondering and the
+fixed-depth coverage loop (`StockfishMoveSelector.cover`, whose values serve every later turn at its
+depth) store; a timed turn's searches do not, so a bot that neither ponders nor covers scores every
+position afresh, exactly as before the cache.
 
 "At least as strong" compares limits of one kind: a depth-``d`` value answers a request for
 depth ``d' <= d``, a ``t``-second value a request for ``t' <= t`` seconds. Other limits (nodes,

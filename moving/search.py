@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Optional, Protocol, Union
 
 import chess.engine
@@ -27,6 +28,8 @@ from .selector_config import SelectorConfig
 class Deadline:
     """A move's clock: seconds since `started` against its `budget` and, for a close call, its `hard` budget.
 
+    The seconds are `clock`'s: wall time by default, or CPU time (`blindchess.moving.process_clock`).
+
     >>> deadline = Deadline(started=time.monotonic(), budget=2.0, hard=5.0)
     >>> 1.9 < deadline.left() <= 2.0 and 4.9 < deadline.hard_left() <= 5.0
     True
@@ -35,14 +38,15 @@ class Deadline:
     started: float
     budget: float
     hard: float
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)
 
     @classmethod
-    def start(cls, budget: float, hard: Optional[float] = None) -> Deadline:
-        """A deadline starting now; the hard budget is never below the budget."""
-        return cls(time.monotonic(), budget, max(budget, budget if hard is None else hard))
+    def start(cls, budget: float, hard: Optional[float] = None, clock: Callable[[], float] = time.monotonic) -> Deadline:
+        """A deadline starting now on `clock`; the hard budget is never below the budget."""
+        return cls(clock(), budget, max(budget, budget if hard is None else hard), clock)
 
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        return self.clock() - self.started
 
     def left(self) -> float:
         """Seconds left of the budget (negative once it is spent)."""

@@ -4,7 +4,7 @@ Every number the selector plans with is a field here, with its default; the flag
 tree (`blindchess.bots.flagship_config`) holds one as its ``selector`` table, so a TOML file, a
 ``--settings`` string and Python all set these names (``selector.hunt.weight``). The scoring
 settings sit at the top; each stage of the selector with settings of its own has a table:
-``search``, ``candidates``, ``safety``, ``hunt``, ``panic``, ``engine`` and ``ponder``. The clock
+``search``, ``candidates``, ``safety``, ``hunt``, ``panic``, ``engine``, ``ponder`` and ``coverage``. The clock
 is no table here: the bot's time manager plans it (`blindchess.moving.time_management`, the
 flagship's ``clock`` table), and so does the selector when no manager gives it a budget.
 Settings that can be off take a value that means off (TOML has no null): ``search.depth = 0``
@@ -30,6 +30,8 @@ from .base import MoveSelectionError, SearchRule
 
 Seconds = Annotated[float, Bound(gt=0.0)]
 """A length of time that cannot be zero."""
+CLOCKS = ("wall", "cpu")
+"""What `SearchSettings.clock` may measure a move's budget in."""
 
 
 class Table(Settings):
@@ -51,6 +53,14 @@ class SearchSettings(Table):
     """Seconds taken off each search's limit for its round trip to Stockfish."""
     max_position_seconds: Seconds = 5.0
     """The longest search of one position."""
+    clock: str = "wall"
+    """What a move's budget measures: ``wall`` seconds (the competition's rule) or ``cpu`` seconds of this process
+    and its engines (`blindchess.moving.process_clock`): the same work whatever the machine's load."""
+
+    def __post_init__(self) -> None:
+        Table.__post_init__(self)
+        if self.clock not in CLOCKS:
+            raise MoveSelectionError(f"clock must be one of {', '.join(CLOCKS)}, got {self.clock!r}")
 
     @property
     def rule(self) -> SearchRule:
@@ -146,6 +156,35 @@ class PonderSettings(Table):
 
 
 @dataclass(frozen=True, slots=True)
+class CoverageSettings(Table):
+    """Long budgets: the candidates scored on many boards at a fixed depth, until the choice is stable
+    (`StockfishMoveSelector.cover`), in place of timed searches on a few boards."""
+
+    move_seconds: Annotated[float, Bound(gt=0.0, note="inf: never cover")] = 3.0
+    """A timed search given at least this move budget covers; ``inf`` never does (fixed-depth presets never do)."""
+    depth: Count = 8
+    """The depth of every search (the engine's own move too): fixed, so values are reused across turns."""
+    boards: Count = 1024
+    """The most boards: the whole belief when it holds no more and can list them, else this many draws."""
+    batch: Count = 8
+    """Boards added at a time; the choice's stability and the deadline are checked between batches."""
+    min_boards: Count = 32
+    """Boards scored before the choice may be called stable or a candidate dropped."""
+    probes: Annotated[int, Bound(ge=0)] = 2
+    """Boards of each batch on which the engine's own move is asked for: one not yet a candidate becomes one."""
+    max_candidates: Count = 16
+    """The most candidates scored (the first batch starts with `CandidateSettings.count`)."""
+    stable_z: Annotated[float, Bound(ge=0.0)] = 3.0
+    """The best candidate's lead over the second must exceed this many standard errors of their mean difference."""
+    drop_margin: Annotated[float, Bound(ge=0.0)] = 0.3
+    """A candidate trailing the best by more than this (in s(b, m)'s units) is no longer scored."""
+    deepen: Annotated[int, Bound(ge=0, note="0 never deepens")] = 2
+    """Plies added to every search once the choice is stable or every board is scored, while budget is left; 0 never deepens."""
+    max_depth: Count = 16
+    """The deepest the boards are searched again."""
+
+
+@dataclass(frozen=True, slots=True)
 class SelectorConfig(Table):
     """The settings of `blindchess.moving.stockfish_selector.StockfishMoveSelector` (its docstring has the formulas)."""
 
@@ -179,6 +218,8 @@ class SelectorConfig(Table):
     """The Stockfish processes."""
     ponder: PonderSettings = field(default_factory=PonderSettings)
     """Thinking on the opponent's turn."""
+    coverage: CoverageSettings = field(default_factory=CoverageSettings)
+    """Many boards at a fixed depth where the budget allows."""
 
 
 RENAMED: Mapping[str, str] = MappingProxyType({

@@ -25,6 +25,13 @@ each a method with its own tests:
    answers); a close call with hard budget left gets a `second_look` on a fresh, larger sample;
 7. `decide`: ``S`` per candidate, ties broken by the injected generator.
 
+A timed move whose budget reaches `CoverageSettings.move_seconds` replaces stages 5 and 6 by
+`cover`, an anytime loop at a fixed depth: boards of the belief in batches, likeliest and most
+threatened first (every board of a small board set), the engine's own move on a few boards of each
+batch joining the candidates, until the best candidate's lead is several standard errors wide,
+every board is scored or the budget ends (the hard budget on a close call). Its values go through
+the score cache, so a later turn or pondering at that depth reuses them.
+
 `ponder`, run on the opponent's time, fills a `ScoreCache` (:mod:`blindchess.moving.score_cache`),
 whose values then answer the same position at an equal or weaker limit (without pondering it stays
 empty and every position is searched, as before): it draws the likeliest boards of the belief the bot expects at its next turn,
@@ -42,6 +49,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
@@ -54,14 +63,16 @@ from blindchess.arbiter.rules.fast_revision import request_outcome
 from blindchess.arbiter.rules.reference import RequestOutcome
 from blindchess.arbiter.types import Color
 from blindchess.beliefs.base import Belief
+from blindchess.beliefs.board_set import BoardSet
 from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
 from blindchess.evaluation.stockfish import EnginePool
 from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
 
 from .base import MoveContext
+from .process_clock import ProcessTreeClock
 from .score_cache import ScoreCache
-from .search import Deadline, SearchPolicy, policy_for
+from .search import Deadline, SearchPolicy, Timed, policy_for
 from .selector_config import SelectorConfig
 from .time_management import TimeManager
 
@@ -72,6 +83,8 @@ CANDIDATE_FLOOR_SECONDS = 0.005
 """The shortest timed search for the engine's own move on a board (choosing candidates)."""
 HUNT_FLOOR_SECONDS = 0.01
 """The shortest timed search for the engine's own move while hunting."""
+DEEPENING_GROWTH = 3.0
+"""How many times longer `cover` expects a pass two plies deeper to take: it deepens only while that fits."""
 PONDER_STRENGTH = 2.0
 """Pondering searches a position this many times as long as the last turn's searches (up to
 `SearchSettings.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
@@ -150,6 +163,8 @@ class StockfishMoveSelector:
         self.pool = EnginePool(self.config.engine.processes, options=self.config.engine.options, cache_size=self.config.engine.cache)
         self.cache = ScoreCache(self.config.ponder.score_cache)
         self._last_limit: Optional[chess.engine.Limit] = None  # the last turn's search of one position
+        self.seconds: Callable[[], float] = time.monotonic if self.config.search.clock == "wall" else ProcessTreeClock(self.pool.pids)
+        """What a move's deadline counts (`SearchSettings.clock`)."""
 
     def close(self) -> None:
         """Stop the engines and forget the game's positions (the cache's counts stay, for measurements)."""
@@ -179,14 +194,18 @@ class StockfishMoveSelector:
         if plan.panic:
             return pick(move_actions, proxy, rng)
         hunt = self.hunt_bonus(sample, move_actions, color, self.config.hunt.share * plan.deadline.left(), policy)
-        candidates = self.candidates(sample, move_actions, proxy, self.config.candidates.share * plan.deadline.left(), hunt, policy)
-        scores = self.score(sample.outcomes, sample.weights, candidates, color, plan.deadline.left(), policy)
-        looked = policy.second_look and plan.deadline.hard > budget and self.is_close(scores, hunt)
-        if looked:
-            scores = self.second_look(belief, move_actions, scores, hunt, rng, color, plan, n_boards)
+        if self.covers(plan, context):
+            scores = self.cover(belief, move_actions, proxy, hunt, exposure, rng, color, plan.deadline)
+            looked = False
+        else:
+            candidates = self.candidates(sample, move_actions, proxy, self.config.candidates.share * plan.deadline.left(), hunt, policy)
+            scores = self.score(sample.outcomes, sample.weights, candidates, color, plan.deadline.left(), policy)
+            looked = policy.second_look and plan.deadline.hard > budget and self.is_close(scores, hunt)
+            if looked:
+                scores = self.second_look(belief, move_actions, scores, hunt, rng, color, plan, n_boards)
         logger.debug(
             "chose among %d candidates on %d boards in %.2f s (budget %.2f s, hard %.2f s, second look %s, hunting %s)",
-            len(candidates), len(sample.boards), plan.deadline.elapsed(), budget, plan.deadline.hard, looked, bool(hunt.any()),
+            len(scores.candidates), scores.boards, plan.deadline.elapsed(), budget, plan.deadline.hard, looked, bool(hunt.any()),
         )
         return self.decide(move_actions, scores, hunt, exposure, rng)
 
@@ -210,7 +229,7 @@ class StockfishMoveSelector:
             budget = self.config.unclocked_move_seconds
         if hard is not None and not math.isfinite(hard):
             hard = self.config.unclocked_move_seconds
-        deadline = Deadline.start(budget, hard)
+        deadline = Deadline.start(budget, hard, self.seconds)
         policy = self.policy.under(context.search)
         return Plan(deadline, policy, seconds_left < self.config.panic.seconds or policy.pressed(budget))
 
@@ -296,9 +315,146 @@ class StockfishMoveSelector:
         evaluations = [(i, j) for j in columns for i in range(len(outcomes))]
         limit = policy.position_limit(seconds * self.config.engine.processes, len(evaluations))
         self._last_limit = limit
-        values = self._values(outcomes, evaluations, color, limit)
+        values = self._values({(i, j): outcomes[i][j] for i, j in evaluations}, color, limit)
         table = np.array([[values[(i, j)] for i in range(len(outcomes))] for j in columns]).reshape(len(columns), len(outcomes))
         return Scores(columns, table @ weights, table.min(axis=1), len(outcomes))
+
+    def covers(self, plan: Plan, context: MoveContext) -> bool:
+        """Whether this move takes `cover`: a timed search with a budget of at least `coverage.move_seconds`, in a
+        long game (no short-game search rule in the `context`: `TimeManager.search_rule`, ``clock.long_clock``).
+
+        A fixed-depth policy never covers (its moves are the same whatever the clock), and neither does a short
+        game such as 120 s + 5 s, whose 5-7 s moves the timed path plays as it was measured.
+        """
+        long_game = context.search is None
+        return long_game and isinstance(plan.policy, Timed) and plan.deadline.budget >= self.config.coverage.move_seconds
+
+    def coverage_boards(self, belief: Belief, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
+        """The boards `cover` scores, in the order it takes them, and their weights (summing to one).
+
+        Every board of a board set of at most `coverage.boards` boards with its weight, else that many
+        draws, duplicates merged; each weighted by its threat boost too (`level_boosts`), taken heaviest
+        first, equal weights in random order.
+        """
+        n = self.config.coverage.boards
+        if self.compiled and isinstance(belief, BoardSet) and len(belief) <= n:
+            listed = belief.rows(np.arange(len(belief)))
+            boards: BoardSample = listed
+            weights = belief.weights() * level_boosts(self.config.threat_boost)[listed.threat_levels()]
+        else:
+            boards, weights = self._distinct(belief, n, rng, color)
+        shuffled = rng.permutation(len(boards))
+        order = shuffled[np.argsort(-weights[shuffled], kind="stable")]
+        ordered: np.ndarray = weights[order] / weights.sum()
+        return boards.take(order), ordered
+
+    def cover(
+        self, belief: Belief, move_actions: list[chess.Move], proxy: np.ndarray, hunt: np.ndarray, exposure: np.ndarray,
+        rng: np.random.Generator, color: Color, deadline: Deadline,
+    ) -> Scores:
+        """The candidates' ``expected`` and ``worst`` s(b, m) over as many `coverage_boards` as the deadline allows,
+        every search to `coverage.depth` at first (an anytime loop; the module docstring).
+
+        The first batch starts the candidates as `candidates` does (the engine's move per board, the hunt's
+        moves, the proxy's best); each later batch asks the engine's move on `coverage.probes` of its boards
+        and scores one not yet a candidate on every board scored so far. Past `coverage.min_boards`, a
+        candidate trailing the best ``S`` by `coverage.drop_margin` stops being scored, and once the best leads
+        the second by `coverage.stable_z` standard errors of their mean difference no board is added. Then,
+        or once every board is scored, the boards scored are searched again `coverage.deepen` plies deeper
+        (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`, while the
+        budget left is at least `DEEPENING_GROWTH` times the last pass's seconds. The loop stops there or when
+        the budget is spent (the hard budget on a close call).
+        """
+        settings = self.config.coverage
+        depth = settings.depth
+        self._last_limit = chess.engine.Limit(depth=depth)  # pondering fills the cache at the first depth
+        listed, weights = self.coverage_boards(belief, rng, color)
+        index = {move: j for j, move in enumerate(move_actions)}
+        boards: list[chess.Board] = []
+        tried: list[int] = []  # every candidate so far, dropped ones too (at most `max_candidates`)
+        alive: list[int] = []
+        table: dict[int, list[float]] = {}  # per candidate: s(b, m) on each board scored, in order
+        scores, starting = Scores([], np.zeros(0), np.zeros(0), 0), self.config.candidates.count
+        cursor, settled = 0, False  # the next board to search at `depth`; whether boards are still added
+        pass_started = deadline.elapsed()
+        while True:
+            passed = deadline.elapsed() - pass_started  # the seconds of this depth's pass so far
+            first = cursor
+            if cursor < len(boards):  # searching the boards again, deeper
+                joining: list[int] = []
+                cursor = min(len(boards), cursor + settings.batch)
+            elif settled or len(boards) == len(listed):
+                left = deadline.hard_left() if self.is_close(scores, hunt) else deadline.left()
+                if not settings.deepen or depth + settings.deepen > settings.max_depth or DEEPENING_GROWTH * passed > left:
+                    break  # a deeper pass would not finish: one batch of it can outlast the budget many times
+                depth, cursor, pass_started = depth + settings.deepen, 0, deadline.elapsed()
+                continue
+            else:
+                boards += listed.take(np.arange(first, min(len(listed), first + settings.batch))).boards(color)
+                cursor = len(boards)
+                joining = self._probe(boards[first:], index, tried, len(tried) + settings.probes if tried else starting // 2 + 1, depth)
+                if first == 0:  # as `candidates` starts them: the engine's, the hunt's, then the proxy's best
+                    joining += [int(j) for j in np.flatnonzero(hunt > 0) if int(j) not in joining]
+                    by_proxy = [int(j) for j in np.argsort(-proxy, kind="stable") if int(j) not in joining]
+                    joining += by_proxy[: max(0, starting - len(joining))]
+                tried += joining
+            pairs = [(i, j) for j in joining for i in range(first)] + [(i, j) for j in alive + joining for i in range(first, cursor)]
+            outcomes = {(i, j): request_outcome(boards[i], move_actions[j]) for i, j in pairs}
+            values = self._values(outcomes, color, chess.engine.Limit(depth=depth), store=True)
+            for j in alive:
+                table[j][first:cursor] = [values[(i, j)] for i in range(first, cursor)]
+            for j in joining:
+                table[j] = [values[(i, j)] for i in range(cursor)]
+            alive += joining
+            scores, totals = self._covered(alive, table, weights[: len(boards)], hunt, exposure)
+            if len(boards) >= settings.min_boards:
+                alive = [alive[k] for k in np.flatnonzero(totals >= totals.max() - settings.drop_margin)]
+                scores, totals = self._covered(alive, table, weights[: len(boards)], hunt, exposure)
+                settled = settled or self.is_stable(scores, totals, table, weights[: len(boards)])
+            if deadline.left() <= 0.0 and (deadline.hard_left() <= 0.0 or not self.is_close(scores, hunt)):
+                break
+        logger.debug(
+            "covered %d of %d boards to depth %d (stable %s), %d of %d candidates left, in %.2f s",
+            len(boards), len(listed), depth, settled, len(alive), len(tried), deadline.elapsed(),
+        )
+        return scores
+
+    def _probe(self, boards: list[chess.Board], index: Mapping[chess.Move, int], tried: list[int], most: int, depth: int) -> list[int]:
+        """The engine's moves at `depth` on `boards` (one per board, up to `coverage.probes` boards once candidates
+        exist) that are not in `tried`, while fewer than `most` (and `coverage.max_candidates`) candidates."""
+        settings = self.config.coverage
+        limit = chess.engine.Limit(depth=depth)
+        joining: list[int] = []
+        most = min(most, settings.max_candidates)
+        with self.pool.engine() as engine:
+            for board in boards if not tried else boards[: settings.probes]:
+                if len(tried) + len(joining) >= most:
+                    break
+                move = engine.play(board, limit)
+                if move is not None and move in index and index[move] not in tried and index[move] not in joining:
+                    joining.append(index[move])
+        return joining
+
+    def _covered(
+        self, alive: list[int], table: Mapping[int, list[float]], weights: np.ndarray, hunt: np.ndarray, exposure: np.ndarray
+    ) -> tuple[Scores, np.ndarray]:
+        """`Scores` of the `alive` candidates from their values in `table` on the boards weighted `weights`,
+        and their ``S`` as `decide` reckons it."""
+        values = np.array([table[j] for j in alive]).reshape(len(alive), len(weights))
+        scores = Scores(list(alive), values @ (weights / weights.sum()), values.min(axis=1), len(weights))
+        return scores, self.total(scores, hunt, exposure)
+
+    def is_stable(self, scores: Scores, totals: np.ndarray, table: Mapping[int, list[float]], weights: np.ndarray) -> bool:
+        """Whether the best candidate's ``S`` (`totals`) leads the second's by `coverage.stable_z` standard errors
+        of their weighted mean difference over the boards scored (scaled by the mean's share of the blend)."""
+        if len(scores.candidates) < 2:
+            return True
+        best, second = np.argsort(-totals, kind="stable")[:2]
+        difference = np.array(table[scores.candidates[best]]) - np.array(table[scores.candidates[second]])
+        share = weights / weights.sum()
+        error = math.sqrt(float(share**2 @ (difference - share @ difference) ** 2))
+        lead = float(totals[best] - totals[second])
+        return lead >= self.config.coverage.stable_z * (1.0 - self.config.worst_case_weight) * error
 
     def blend(self, scores: Scores) -> np.ndarray:
         """``(1 - lam) * expected + lam * worst`` per candidate."""
@@ -336,10 +492,15 @@ class StockfishMoveSelector:
         self, move_actions: list[chess.Move], scores: Scores, hunt: np.ndarray, exposure: np.ndarray, rng: np.random.Generator
     ) -> chess.Move:
         """The candidate of highest ``S`` (blend, hunt bonus, exposure penalty); ties drawn from `rng`."""
-        candidates = scores.candidates
         total = np.full(len(move_actions), -np.inf)
-        total[candidates] = self.blend(scores) + hunt[candidates] - self.config.safety.exposure_penalty * exposure[candidates]
+        total[scores.candidates] = self.total(scores, hunt, exposure)
         return pick(move_actions, total, rng)
+
+    def total(self, scores: Scores, hunt: np.ndarray, exposure: np.ndarray) -> np.ndarray:
+        """``S`` per candidate of `scores`: the blend, plus the hunt bonus, less the exposure penalty."""
+        candidates = scores.candidates
+        total: np.ndarray = self.blend(scores) + hunt[candidates] - self.config.safety.exposure_penalty * exposure[candidates]
+        return total
 
     def ponder(
         self, belief: Belief, move_actions: list[chess.Move], color: Color, stop: threading.Event, rng: np.random.Generator
@@ -350,13 +511,15 @@ class StockfishMoveSelector:
         `belief` is the belief expected at the next turn (before its sense) and `move_actions` our moves then.
         Each search is the last turn's, `PONDER_STRENGTH` times as long (the same depth at fixed depth), and
         `stop` abandons it at once (`Engine.analyse`'s `stop`); the engine's own moves take the shorter
-        of the last search and `candidates.search_seconds`.
+        of the last search and `candidates.search_seconds`. After a turn scored by `cover`, the searches are at its
+        depth and `coverage.boards` boards are drawn, as many as that turn may score.
         """
         if not move_actions or stop.is_set():
             return 0
         limit = self._ponder_limit()
         play_limit = limit if limit.time is None else chess.engine.Limit(time=min(limit.time, self.config.candidates.search_seconds))
-        distinct, weights = self._distinct(belief, self.config.ponder.boards, rng, color)
+        covering = isinstance(self.policy, Timed) and limit == chess.engine.Limit(depth=self.config.coverage.depth)
+        distinct, weights = self._distinct(belief, self.config.coverage.boards if covering else self.config.ponder.boards, rng, color)
         boards = distinct.boards(color)
         likeliest = [boards[i] for i in np.argsort(-weights, kind="stable")]
         legal = set(move_actions)
@@ -395,26 +558,30 @@ class StockfishMoveSelector:
         return chess.engine.Limit(time=min(self.config.search.max_position_seconds, PONDER_STRENGTH * last.time))
 
     def _values(
-        self, outcomes: list[list[RequestOutcome]], evaluations: list[tuple[int, int]], color: chess.Color, limit: chess.engine.Limit
+        self, outcomes: Mapping[tuple[int, int], RequestOutcome], color: chess.Color, limit: chess.engine.Limit, *, store: bool = False
     ) -> dict[tuple[int, int], float]:
-        """s(b, m) for every (board, move) index pair, scored on the pool's engines in parallel."""
+        """s(b, m) for the outcome of every (board, move) index pair, scored on the pool's engines in parallel;
+        `store` keeps each search's value in the score cache (the fixed-depth values of `cover`)."""
         engines = self.config.engine.processes
+        evaluations = list(outcomes)
         shards = [evaluations[k::engines] for k in range(engines)]
 
         def score_shard(shard: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
             result: dict[tuple[int, int], float] = {}
             with self.pool.engine() as engine:
-                for i, j in shard:
-                    known = _known_value(outcomes[i][j], color)
+                for key in shard:
+                    known = _known_value(outcomes[key], color)
                     if known is not None:
-                        result[(i, j)] = known
+                        result[key] = known
                         continue
-                    after = outcomes[i][j].after()
+                    after = outcomes[key].after()
                     value = self.cache.get(after, color, limit)
                     if value is None:
                         value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE), color)  # the score is all we read
+                        if store and value is not None:
+                            self.cache.store(after, color, limit, value)
                     # unsearchable, or the engine died twice: the material balance
-                    result[(i, j)] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
+                    result[key] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
             return result
 
         if engines == 1:

@@ -90,7 +90,7 @@ def test_a_misspelt_name_gets_the_few_nearest_names_not_the_whole_table() -> Non
     message = str(raised.value)
     assert "did you mean 'selector.boards'" in message
     assert message.count("'selector.") <= 4 and "hunt" not in message and "settings:" not in message
-    with pytest.raises(ConfigError, match=r"'selector\.zzzz' \(selector's settings: boards, .*, ponder\)$"):
+    with pytest.raises(ConfigError, match=r"'selector\.zzzz' \(selector's settings: boards, .*, coverage\)$"):
         FlagshipBot.configured({"selector": {"zzzz": 2}})  # nothing close: the table's own names, a short list now
 
 

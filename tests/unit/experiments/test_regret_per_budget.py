@@ -70,3 +70,24 @@ def test_the_benchmark_runs_and_its_second_run_reads_the_scores_it_kept(tmp_path
     assert records[0]["move"] == records[1]["move"]  # the same seed, the fixed-depth preset: the same choice
     assert main(["--from-rows", str(rows), "--depth", "2", "--scores", str(scores)]) == 0
     assert '| preset = "fast" | 0.1 | 2 |' in capsys.readouterr().out  # both runs' rows, read back
+
+
+def test_shards_play_every_position_once_and_their_joined_rows_read_back_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = tmp_path / "scores.json"
+    common = [str(FIXTURE), "--positions", "3", "--budgets", "0.1", "--depth", "2", "--settings", 'preset = "fast"', "--clock", "cpu"]
+    for shard in ("1/2", "0/2"):  # the later positions' rows first: reading back sorts them
+        assert main([*common, "--shard", shard, "--scores", str(scores), "--rows", str(tmp_path / "rows.jsonl")]) == 0
+    assert main([*common, "--scores", str(scores), "--rows", str(tmp_path / "whole.jsonl")]) == 0
+    joined = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    whole = [json.loads(line) for line in (tmp_path / "whole.jsonl").read_text().splitlines()]
+    assert [row["position"] for row in joined] == [1, 0, 2] and [row["position"] for row in whole] == [0, 1, 2]
+    assert {row["position"]: row["move"] for row in joined} == {row["position"]: row["move"] for row in whole}  # fixed depth
+    capsys.readouterr()
+    assert main(["--from-rows", str(tmp_path / "rows.jsonl"), "--depth", "2", "--scores", str(scores)]) == 0
+    assert '| preset = "fast" | 0.1 | 3 |' in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*common, "--shard", "0/2", "--scores", str(scores)])  # a shard's table alone would mislead: --rows is required
+    with pytest.raises(SystemExit):
+        main([*common, "--shard", "2/2", "--scores", str(scores), "--rows", str(tmp_path / "x.jsonl")])
