@@ -62,9 +62,20 @@ def known_value(outcome: RequestOutcome, color: Color) -> Optional[float]:
     return None
 
 
-def searched_value(engine: Engine, after: chess.Board, color: Color, limit: chess.engine.Limit) -> float:
-    """v(after) for `color`: the engine's score at `limit`, or the material balance's where it has none."""
-    info = engine.analyse(after, limit, info=chess.engine.INFO_SCORE)  # the score is all we read
+def info_value(info: Optional[object], color: Color) -> Optional[float]:
+    """v(after) for `color` from the engine's analysis of it; None if there is none (unsearchable, the engine
+    died twice, or the search was abandoned)."""
     if isinstance(info, dict) and "score" in info:
         return score_to_value(info["score"], color)
+    return None
+
+
+def fallback_value(after: chess.Board, color: Color) -> float:
+    """v(after) where the engine gave no score: the material balance's, squashed into (-1, 1) as scores are."""
     return math.tanh(material_balance(after, color) / 10.0)
+
+
+def searched_value(engine: Engine, after: chess.Board, color: Color, limit: chess.engine.Limit) -> float:
+    """v(after) for `color`: the engine's score at `limit`, or the material balance's where it has none."""
+    value = info_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE), color)  # the score is all we read
+    return fallback_value(after, color) if value is None else value

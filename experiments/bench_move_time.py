@@ -46,11 +46,12 @@ from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.presets import capped_board_set
 from blindchess.bots.trout_bot import TroutBot
 from blindchess.config_tree import build
+from blindchess.evaluation.request_values import score_to_value
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.flagship_before_clock import OLD_LIMITS
 from blindchess.moving.base import MoveContext
 from blindchess.moving.selector_config import SelectorConfig
-from blindchess.moving.stockfish_selector import StockfishMoveSelector, score_to_value
+from blindchess.moving.stockfish_selector import StockfishMoveSelector
 
 
 @dataclass(frozen=True)

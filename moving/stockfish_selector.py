@@ -66,8 +66,9 @@ from blindchess.beliefs.base import Belief
 from blindchess.beliefs.board_set import BoardSet
 from blindchess.beliefs.samples import BoardList, BoardSample, draw
 from blindchess.evaluation.king_hunt import engine_votes, material_lead
+from blindchess.evaluation.request_values import fallback_value, info_value, known_value
 from blindchess.evaluation.stockfish import EnginePool
-from blindchess.evaluation.values import KING_VALUE, level_boosts, material_balance
+from blindchess.evaluation.values import KING_VALUE, level_boosts
 
 from .base import MoveContext
 from .process_clock import ProcessTreeClock
@@ -78,7 +79,6 @@ from .time_management import TimeManager
 
 logger = logging.getLogger(__name__)
 
-WIN, LOSS = 1.0, -1.0
 CANDIDATE_FLOOR_SECONDS = 0.005
 """The shortest timed search for the engine's own move on a board (choosing candidates)."""
 HUNT_FLOOR_SECONDS = 0.01
@@ -88,23 +88,6 @@ DEEPENING_GROWTH = 3.0
 PONDER_STRENGTH = 2.0
 """Pondering searches a position this many times as long as the last turn's searches (up to
 `SearchSettings.max_position_seconds`), so that the next turn's request, usually no longer, finds it."""
-
-
-def score_to_value(score: chess.engine.PovScore, color: chess.Color) -> float:
-    """Stockfish's score as a value in [-1, 1] for `color`.
-
-    Centipawns go through a logistic scaled into (-0.95, 0.95); a mate in ``n`` is worth
-    ``0.999 - 0.001 n`` (down to 0.96), so any forced mate beats any material lead and a
-    shorter mate beats a longer one: without the distance every move of a won ending scores
-    the same, and the bot can shuffle a piece until the 50-move draw.
-    """
-    pov = score.pov(color)
-    mate = pov.mate()
-    if mate is not None:
-        magnitude = 0.999 - 0.001 * min(abs(mate), 39)
-        return magnitude if pov > chess.engine.Cp(0) else -magnitude  # MateGiven has mate() == 0 too
-    centipawns = pov.score(mate_score=100_000) or 0
-    return 0.95 * (2.0 / (1.0 + math.exp(-centipawns / 300.0)) - 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,12 +520,12 @@ class StockfishMoveSelector:
                     if stop.is_set():
                         return searched
                     outcome = request_outcome(board, move)
-                    if _known_value(outcome, color) is not None:
+                    if known_value(outcome, color) is not None:
                         continue
                     after = outcome.after()
                     if self.cache.get(after, color, limit, counted=False) is not None:
                         continue
-                    value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE, stop=stop), color)
+                    value = info_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE, stop=stop), color)
                     if value is not None:
                         self.cache.store(after, color, limit, value)
                         searched += 1
@@ -570,18 +553,18 @@ class StockfishMoveSelector:
             result: dict[tuple[int, int], float] = {}
             with self.pool.engine() as engine:
                 for key in shard:
-                    known = _known_value(outcomes[key], color)
+                    known = known_value(outcomes[key], color)
                     if known is not None:
                         result[key] = known
                         continue
                     after = outcomes[key].after()
                     value = self.cache.get(after, color, limit)
                     if value is None:
-                        value = _score_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE), color)  # the score is all we read
+                        value = info_value(engine.analyse(after, limit, info=chess.engine.INFO_SCORE), color)  # the score is all we read
                         if store and value is not None:
                             self.cache.store(after, color, limit, value)
                     # unsearchable, or the engine died twice: the material balance
-                    result[key] = math.tanh(material_balance(after, color) / 10.0) if value is None else value
+                    result[key] = fallback_value(after, color) if value is None else value
             return result
 
         if engines == 1:
@@ -591,23 +574,6 @@ class StockfishMoveSelector:
             for part in executor.map(score_shard, shards):
                 values.update(part)
         return values
-
-
-def _known_value(outcome: RequestOutcome, color: chess.Color) -> Optional[float]:
-    """s(b, m) where no search is needed: a king capture wins, an exposed king loses; else None."""
-    if outcome.captures_king:
-        return WIN
-    if outcome.exposes_king(color):
-        return LOSS
-    return None
-
-
-def _score_value(info: Optional[object], color: chess.Color) -> Optional[float]:
-    """v(after) for `color` from the engine's analysis of it; None if there is none (unsearchable, the engine
-    died twice, or the search was abandoned)."""
-    if isinstance(info, dict) and "score" in info:
-        return score_to_value(info["score"], color)
-    return None
 
 
 def pick(moves: list[chess.Move], scores: np.ndarray, rng: np.random.Generator) -> chess.Move:

@@ -17,12 +17,13 @@ from blindchess.arbiter.game.observations import GameStarted
 from blindchess.arbiter.rules import reference as rules
 from blindchess.beliefs import BoardSet
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
+from blindchess.evaluation.request_values import LOSS, WIN
 from blindchess.evaluation.values import outcome_value
 from blindchess.fixtures.recorded_games import load_records, sensed_beliefs
 from blindchess.moving.base import MoveContext, SearchRule
 from blindchess.moving.search import Deadline, FixedDepth, Timed, policy_for
 from blindchess.moving.selector_config import SelectorConfig
-from blindchess.moving.stockfish_selector import LOSS, WIN, Sample, Scores, StockfishMoveSelector
+from blindchess.moving.stockfish_selector import Sample, Scores, StockfishMoveSelector
 from blindchess.moving.time_management import TimeManager
 
 ROOK_SWEEP = "6k1/8/8/8/8/8/r7/6K1 w - - 0 1"

@@ -70,7 +70,7 @@ def test_never_returns_a_move_outside_the_actions_even_in_panic(selector: Stockf
 
 @pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
 def test_score_to_value_orders_mates_by_distance_above_any_material(color: chess.Color) -> None:
-    from blindchess.moving.stockfish_selector import score_to_value
+    from blindchess.evaluation.request_values import score_to_value
 
     def value(score: chess.engine.Score) -> float:
         return score_to_value(chess.engine.PovScore(score, color), color)
