@@ -79,7 +79,7 @@ from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationErr
 from blindchess.beliefs.samples import draw
 from blindchess.moving.base import CoverageReporter, MoveContext, MoveSelector, PonderingSelector
 from blindchess.moving.time_management import Allotment, TimeManager, difficulty
-from blindchess.sensing.base import SenseContext, SensePlanner
+from blindchess.sensing.base import ClosingPlanner, SenseContext, SensePlanner
 
 from .game_state import GameState
 from .random_bot import SeedLike
@@ -167,6 +167,8 @@ class BeliefBot(ObservingPlayer):
                 self._end_turn(self.game.turn_end)
             elif isinstance(event, GameEnded):
                 self.move_selector.close()
+                if isinstance(self.sense_planner, ClosingPlanner):
+                    self.sense_planner.close()
 
     def ponder(self, stop: threading.Event) -> None:
         """Expand a copy of the belief over the opponent's non-capturing moves (see the module docstring).

@@ -71,3 +71,11 @@ class SensePlanner(Protocol):
             context: colour, the opponent's capture square and our move actions.
         """
         ...
+
+
+@runtime_checkable
+class ClosingPlanner(Protocol):
+    """A planner that holds a process (a chess engine) to stop at the end of each game, as move selectors are."""
+
+    def close(self) -> None:
+        """Stop what the planner started; it starts again when next needed."""

@@ -1,7 +1,7 @@
 """The flagship survives a killed Stockfish and never loses on time (issue 4, acceptance 4); a belief bot survives bad events.
 
 Real parts only: the real Stockfish processes are killed with SIGKILL from outside the
-engine wrapper (found as this process's children in /proc), and the games run on the real
+engine wrapper (the bot's engine pool's processes, by pid), and the games run on the real
 arbiter with real clocks.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 from typing import Optional
 
 import chess
@@ -28,24 +27,6 @@ from blindchess.sensing.random_planner import RandomSensePlanner
 pytestmark = pytest.mark.slow
 
 
-def stockfish_children() -> list[int]:
-    """Process ids of the Stockfish processes this test process started."""
-    me = str(os.getpid())
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            comm = (entry / "comm").read_text().strip()
-        except OSError:
-            continue
-        parent = stat.rsplit(")", 1)[1].split()[1]
-        if parent == me and "stockfish" in comm:
-            found.append(int(entry.name))
-    return found
-
-
 class StockfishKillingFlagship(FlagshipBot):
     """The flagship at the ``fast`` preset (what is killed and restarted is the same engine pool; a timed search
     would only make the game longer), except that before some of its moves every Stockfish it runs is SIGKILLed."""
@@ -59,13 +40,15 @@ class StockfishKillingFlagship(FlagshipBot):
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         self.turn += 1
+        assert isinstance(self.move_selector, StockfishMoveSelector)
+        pool = self.move_selector.pool  # its own engines: another test's leftover Stockfish is not this bot's
         if self.turn in self.kill_before_turns:
-            for pid in stockfish_children():
+            for pid in pool.pids():
                 os.kill(pid, signal.SIGKILL)
                 self.killed.append(pid)
         move = super().choose_move(move_actions, seconds_left)
         if self.killed:
-            self.pids_after_kill.update(stockfish_children())
+            self.pids_after_kill.update(pool.pids())
         return move
 
 

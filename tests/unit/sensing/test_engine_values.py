@@ -7,6 +7,8 @@ uncertainty is placed by hand, so which window matters is known by construction.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Optional
 
 import chess
 import chess.engine
@@ -15,9 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from blindchess.arbiter import LocalGame, play_local_game
 from blindchess.arbiter.rules.reference import move_actions
 from blindchess.beliefs.board_set import BoardSet
-from blindchess.bots.flagship_config import CONFIGS, configure
+from blindchess.bots.flagship import FlagshipBot
+from blindchess.bots.flagship_config import CONFIGS, FAST_FLAGSHIP, configure
+from blindchess.bots.random_bot import RandomBot
 from blindchess.config_tree import ConfigError
 from blindchess.evaluation.request_values import searched_value
 from blindchess.evaluation.stockfish import Engine
@@ -166,3 +171,25 @@ def test_a_budget_the_searches_overrun_keeps_the_likeliest_boards_valued_by_then
     assert np.all(np.diff(every.weights) <= 1e-12) and cut.weights == pytest.approx(every.weights[:kept] / every.weights[:kept].sum())
     assert all(value >= cut.no_sense - 1e-12 for value in cut.windows.values())
     planner.close()
+
+
+def test_a_belief_bot_stops_the_planners_engine_at_the_end_of_each_game() -> None:
+    """The planner kept its Stockfish after the game, and the next test's process found it among its children."""
+    config = configure(FAST_FLAGSHIP, {"planner": {"name": "engine-values"}})
+    bot = FlagshipBot(rng=5, config=config)
+    planner = bot.sense_planner
+    assert isinstance(planner, EngineValueSensePlanner)
+    started: list[int] = []
+    choose = planner.choose_sense
+
+    def recording(*args: Any, **kwargs: Any) -> Optional[int]:
+        square = choose(*args, **kwargs)
+        if planner._engine is not None and planner._engine.pid is not None:
+            started.append(planner._engine.pid)
+        return square
+
+    planner.choose_sense = recording  # type: ignore[method-assign]
+    play_local_game(bot, RandomBot(rng=6), LocalGame(full_turn_limit=3))
+    assert started, "the planner never searched: the test checks nothing"
+    assert planner._engine is not None and planner._engine.pid is None  # stopped, not merely forgotten
+    assert not Path(f"/proc/{started[-1]}").exists() or "Z" in Path(f"/proc/{started[-1]}/stat").read_text().split()[2]
