@@ -28,6 +28,7 @@ from blindchess.bots.flagship import FlagshipBot
 from blindchess.bots.flagship_config import FlagshipConfig, configure
 from blindchess.bots.registry import make_bot, resolve_bot
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
+from blindchess.tournament.config import parse_settings
 
 
 class TimedPonderFlagship(FlagshipBot):
@@ -60,9 +61,11 @@ def main() -> None:
     parser.add_argument("--move-seconds", type=float, default=0.5)
     parser.add_argument("--turn-limit", type=int, default=60, help="full turns before a draw")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--settings", default="", help="the flagship's settings on top (TOML, e.g. 'selector.coverage.move_seconds = inf')")
     args = parser.parse_args()
     TimedPonderFlagship.ponder_seconds = args.ponder_seconds
     config: FlagshipConfig = configure(FlagshipBot.config, {"selector": {"unclocked_move_seconds": args.move_seconds}})
+    config = configure(config, parse_settings(args.settings, "--settings"))
     _, opponent_class = resolve_bot(args.opponent)
     totals = [0] * 6
     print("| game | flagship | result | turns | pondered beliefs | pondered senses | positions pondered | lookups | hits |")
