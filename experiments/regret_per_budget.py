@@ -201,15 +201,24 @@ class Choice:
     wall: float
 
 
-def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], turn_seconds: float, seed: int) -> Choice:
-    """A fresh flagship takes over `snapshot` and plays `decision`'s turn on `turn_seconds` (the module docstring)."""
+def take_over(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], seed: int) -> FlagshipBot:
+    """A fresh flagship (seeded `seed`) in `snapshot`'s state, told the opponent's move: where `decision`'s turn begins.
+
+    The caller closes its selector (``bot.move_selector.close()``).
+    """
     bot = FlagshipBot(seed, **settings)
-    clock = {name: getattr(bot.settings.clock, name) for name in TimeManager.__dataclass_fields__}
-    bot.time_manager = FixedTurn(**clock, turn_seconds=turn_seconds)
-    truth = decision.truth
     bot.handle_game_start(decision.color, chess.Board(decision.history.starting_fen), "opponent")
     bot.game.belief, bot.game.events, bot.game.turns = snapshot.belief.copy(), list(snapshot.events), snapshot.turns
     bot.observe(snapshot.opponent_moved)
+    return bot
+
+
+def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], turn_seconds: float, seed: int) -> Choice:
+    """A fresh flagship takes over `snapshot` and plays `decision`'s turn on `turn_seconds` (the module docstring)."""
+    bot = take_over(decision, snapshot, settings, seed)
+    clock = {name: getattr(bot.settings.clock, name) for name in TimeManager.__dataclass_fields__}
+    bot.time_manager = FixedTurn(**clock, turn_seconds=turn_seconds)  # observing the opponent's move reads no clock plan
+    truth = decision.truth
     selector = bot.move_selector
     assert isinstance(selector, StockfishMoveSelector)
     try:
