@@ -64,7 +64,7 @@ from blindchess.arbiter.rules.reference import move_actions, sense_actions, sens
 from blindchess.beliefs.base import Belief
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.regret_report import Arm, arms_from_rows, plot, table
+from blindchess.experiments.regret_report import Arm, arms_from_rows, paired_table, plot, table
 from blindchess.experiments.true_board_regret import ScoreFile, Values, loses_king, loses_material, regret
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.moving.time_management import Allotment, TimeManager
@@ -353,6 +353,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"\ntrue-board values: depth {args.depth}, {scores.hits} of {len(arms[0].regrets)} boards from {args.scores}")
         print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}\n")
     print(table(arms))
+    print(f"\nPaired, position by position:\n\n{paired_table(arms)}")
     few = min(len(arm.regrets) for arm in arms)
     if few < len(arms[0].regrets):
         print(f"\nOn the first {few} positions only (every budget):\n")
