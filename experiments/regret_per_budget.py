@@ -341,7 +341,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     configs = [(text or "flagship", parse_settings(", ".join(filter(None, [clock, text])), "--settings")) for text in texts]
     scores = ScoreFile(args.scores)
     if args.from_rows is not None:
-        arms = arms_from_rows(args.from_rows, scores, args.depth)
+        try:
+            arms = arms_from_rows(args.from_rows, scores, args.depth)
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
         print(f"{len(arms[0].regrets)} positions read from {args.from_rows}\n")
     else:
         found = sample(decisions(args.histories, args.player), args.positions, args.seed)

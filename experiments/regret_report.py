@@ -142,27 +142,76 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
+class RowsError(ValueError):
+    """A rows file that is not the benchmark's JSON lines (the message names the file and line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One choice of the benchmark: which turn, what the bot sensed and requested, and its regret on the true board."""
+
+    position: int
+    game: str
+    color: chess.Color
+    turn: int
+    setting: str
+    budget: float
+    move: Optional[str]
+    sense: Optional[int]
+    regret: int
+    cpu: float
+    wall: float
+
+
+def read_rows(path: Path, budgets: Optional[set[float]] = None, setting: Optional[str] = None) -> list[Row]:
+    """The rows of `path` for `setting` and `budgets` (every one of either when not given), whatever their regret.
+
+    Raises:
+        RowsError: the file cannot be read, or a line is not a benchmark row (one line naming the file and line).
+    """
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise RowsError(f"cannot read rows file {path}: {error.strerror}") from None
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            data = json.loads(line)
+            if data["color"] not in ("white", "black"):
+                raise ValueError(f"color {data['color']!r}")
+            row = Row(
+                int(data["position"]), str(data["game"]), data["color"] == "white", int(data["turn"]), str(data["setting"]),
+                float(data["budget"]), None if data["move"] is None else chess.Move.from_uci(data["move"]).uci(),
+                None if data["sense"] is None else int(data["sense"]), int(data["regret"]), float(data["cpu"]), float(data["wall"]),
+            )  # fmt: skip
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
+            raise RowsError(f"{path} line {number} is not a regret benchmark row ({type(error).__name__}: {error})") from None
+        if setting in (None, row.setting) and (budgets is None or row.budget in budgets):
+            rows.append(row)
+    return rows
+
+
 def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
     """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`), positions
     in their drawn order (rows of ``--shard`` runs may be joined in any order).
 
     Raises:
+        RowsError: the file cannot be read, or a line is not a row (`read_rows`).
         ValueError: a row whose true board `scores` does not hold at `depth` (the message names it).
     """
     arms: dict[tuple[str, float], Arm] = {}
     histories: dict[str, GameHistory] = {}
-    lines: list[dict[str, Any]] = [json.loads(line) for line in path.read_text().splitlines()]
-    for row in sorted(lines, key=lambda line: int(line.get("position", 0))):  # shards' rows joined: in position order
-        history = histories.setdefault(row["game"], GameHistory.from_file(row["game"]))
-        truth = history.truth_board_before_move(Turn(row["color"] == "white", row["turn"]))
+    for row in sorted(read_rows(path), key=lambda row: row.position):  # shards' rows joined: in position order
+        history = histories.setdefault(row.game, GameHistory.from_file(row.game))
+        truth = history.truth_board_before_move(Turn(row.color, row.turn))
         values = scores.known(truth, depth)
         if values is None:
-            raise ValueError(f"{scores.path} has no values at depth {depth} for {row['game']} turn {row['turn']} ({truth.fen()})")
-        move = None if row["move"] is None else chess.Move.from_uci(row["move"])
-        arm = arms.setdefault((row["setting"], row["budget"]), Arm(row["setting"], {}, row["budget"]))
-        arm.regrets.append(row["regret"])
+            raise ValueError(f"{scores.path} has no values at depth {depth} for {row.game} turn {row.turn} ({truth.fen()})")
+        move = None if row.move is None else chess.Move.from_uci(row.move)
+        arm = arms.setdefault((row.setting, row.budget), Arm(row.setting, {}, row.budget))
+        arm.regrets.append(row.regret)
         arm.kings.append(loses_king(values, move))
         arm.material.append(loses_material(values, move))
-        arm.cpu.append(row["cpu"])
-        arm.wall.append(row["wall"])
+        arm.cpu.append(row.cpu)
+        arm.wall.append(row.wall)
     return list(arms.values())
