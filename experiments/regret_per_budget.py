@@ -262,6 +262,7 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
                 arm.material.append(loses_material(values, choice.move))
                 arm.cpu.append(choice.cpu)
                 arm.wall.append(choice.wall)
+                arm.senses.append(choice.sense)
                 if rows is not None:
                     record = {
                         "position": number, "game": decision.source, "color": "white" if decision.color else "black", "turn": decision.turn,

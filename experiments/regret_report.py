@@ -37,6 +37,7 @@ class Arm:
     material: list[bool] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
+    senses: list[Optional[int]] = field(default_factory=list)
 
 
 def bootstrap_interval(values: Sequence[float], seed: int = 0, resamples: int = 4000) -> tuple[float, float]:
@@ -88,15 +89,25 @@ def paired(mine: Sequence[float], base: Sequence[float]) -> str:
 
 def paired_table(arms: Sequence[Arm]) -> str:
     """Each setting against the first setting at the same budget, and against itself at its smallest budget:
-    paired differences of mean regret over the same positions (the comparisons the curves are read by)."""
+    paired differences of mean regret over the same positions (the comparisons the curves are read by). The last
+    column counts the positions where the turn sensed another square than at the smallest budget, and the share of
+    the absolute change in regret that those positions carry: a planner whose choice moves with its budget
+    changes the belief the move is chosen on, which can outweigh the move's own seconds."""
     rows = [
-        "| setting | turn budget (s) | minus the first setting at this budget (s.e.) | minus its smallest budget (s.e.) |",
-        "|---|---|---|---|",
+        "| setting | turn budget (s) | minus the first setting at this budget (s.e.) | minus its smallest budget (s.e.) "
+        "| sensed elsewhere than at its smallest budget (share of the change) |",
+        "|---|---|---|---|---|",
     ]
     for arm in arms:
         first = next(other for other in arms if other.budget == arm.budget)
         smallest = min((other for other in arms if other.label == arm.label), key=lambda other: other.budget)
-        rows.append(f"| {arm.label} | {arm.budget:g} | {paired(arm.regrets, first.regrets)} | {paired(arm.regrets, smallest.regrets)} |")
+        moved = [a != b for a, b in zip(arm.senses, smallest.senses, strict=False)]
+        changes = [abs(a - b) for a, b in zip(arm.regrets, smallest.regrets, strict=False)]
+        share = sum(change for change, elsewhere in zip(changes, moved, strict=False) if elsewhere) / max(1, sum(changes))
+        rows.append(
+            f"| {arm.label} | {arm.budget:g} | {paired(arm.regrets, first.regrets)} | {paired(arm.regrets, smallest.regrets)} "
+            f"| {sum(moved)} of {len(moved)} ({share:.0%}) |"
+        )
     return "\n".join(rows)
 
 
@@ -214,4 +225,5 @@ def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
         arm.material.append(loses_material(values, move))
         arm.cpu.append(row.cpu)
         arm.wall.append(row.wall)
+        arm.senses.append(row.sense)
     return list(arms.values())
