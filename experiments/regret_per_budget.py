@@ -23,7 +23,10 @@ update included. ``--clock cpu`` makes the budget itself CPU seconds (``selector
 "cpu"``: the move's deadline counts the bot's and its engines' CPU), so a loaded machine changes
 the wall time of a run, not its choices' work. ``--shard K/N`` plays only the positions numbered
 K modulo N: N processes share a run, and ``--from-rows`` reads their rows joined (in position order).
-The opponent's move (the belief's expansion) is made before the clock starts:
+``--same-sense`` makes every budget sense where the setting's smallest budget sensed (the planner's
+choice moves with its budget, and a different window changes the belief the move is chosen on):
+the sense is taken as a pondered one, so its share of the turn goes to the move, and the budgets
+then differ in the move alone. The opponent's move (the belief's expansion) is made before the clock starts:
 in a game pondering makes it on the opponent's time. The bot's choices are seeded per position
 (the same seed at every budget and setting); nothing ponders, and each choice starts with an
 empty score cache and warm engines.
@@ -213,8 +216,18 @@ def take_over(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], 
     return bot
 
 
-def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], turn_seconds: float, seed: int) -> Choice:
-    """A fresh flagship takes over `snapshot` and plays `decision`'s turn on `turn_seconds` (the module docstring)."""
+@dataclass(frozen=True)
+class FixedSense:
+    """A sense the turn must make (``None``: no sense), as a pondered sense is made: the planner is not asked."""
+
+    square: Optional[chess.Square]
+
+
+def play_turn(
+    decision: Decision, snapshot: Snapshot, settings: dict[str, Any], turn_seconds: float, seed: int, sense: Optional[FixedSense] = None
+) -> Choice:
+    """A fresh flagship takes over `snapshot` and plays `decision`'s turn on `turn_seconds` (the module docstring);
+    with `sense`, it senses there, taking it as its own pondering's choice (so the sense's share goes to the move)."""
     bot = take_over(decision, snapshot, settings, seed)
     clock = {name: getattr(bot.settings.clock, name) for name in TimeManager.__dataclass_fields__}
     bot.time_manager = FixedTurn(**clock, turn_seconds=turn_seconds)  # observing the opponent's move reads no clock plan
@@ -227,6 +240,8 @@ def play_turn(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], 
                 engines.enter_context(selector.pool.engine()).play(chess.Board(), chess.engine.Limit(depth=1))
         moves = move_actions(truth)
         cpu, wall = tree_cpu_seconds(), time.monotonic()
+        if sense is not None:
+            bot.game.pondered_sense = (bot.belief, tuple(moves), sense.square)
         square = bot.choose_sense(sense_actions(), list(moves), CLOCK)
         bot.handle_sense_result([] if square is None else list(sense_window(truth, square)))
         move = bot.choose_move(list(moves), CLOCK)
@@ -255,8 +270,11 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
             played = [arm for arm in arms if arm.budget <= args.few_above or number < args.few]
             values: Values = scores.values(engine, decision.truth, args.depth)
             scores.save()
+            senses: dict[str, FixedSense] = {}  # with --same-sense, each setting's sense at its smallest budget
             for arm in played:  # interleaved per position: the machine's load falls on every arm alike
-                choice = play_turn(decision, states[arm.label][decision], arm.settings, arm.budget, args.seed + number)
+                fixed = senses.get(arm.label) if args.same_sense else None
+                choice = play_turn(decision, states[arm.label][decision], arm.settings, arm.budget, args.seed + number, fixed)
+                senses.setdefault(arm.label, FixedSense(choice.sense))
                 arm.regrets.append(regret(values, choice.move))
                 arm.kings.append(loses_king(values, choice.move))
                 arm.material.append(loses_material(values, choice.move))
@@ -335,7 +353,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="play only the positions numbered K modulo N (run N processes, then --from-rows their rows joined; default 0/1)",
     )
     parser.add_argument("--skip", type=int, default=0, help="play no position numbered below this (a run that extends another's rows)")
+    parser.add_argument(
+        "--same-sense", action="store_true",
+        help="every budget senses where the setting's smallest budget did (as a pondered sense: its share goes to the move), "
+        "so that budgets differ in the move alone",
+    )
     args = parser.parse_args(argv)
+    args.budgets = sorted(args.budgets)  # the smallest first: --same-sense takes its sense
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     clock = 'selector.search.clock = "cpu"' if args.clock == "cpu" else ""
     texts = args.settings or [""]

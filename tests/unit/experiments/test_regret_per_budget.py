@@ -11,7 +11,7 @@ import pytest
 
 from blindchess.arbiter.rules.reference import move_actions
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.regret_per_budget import decisions, main, play_turn, snapshots
+from blindchess.experiments.regret_per_budget import FixedSense, decisions, main, play_turn, snapshots
 from blindchess.experiments.true_board_regret import MATE_CP, action_values, loses_king, loses_material, regret
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "flagship_fast_game.json"
@@ -53,6 +53,16 @@ def test_a_replayed_flagship_plays_a_recorded_turn_on_the_true_board() -> None:
     choice = play_turn(decision, snapshot, FAST, 0.2, seed=3)
     assert choice.move is None or choice.move in move_actions(decision.truth)
     assert choice.cpu > 0.0 and choice.wall > 0.0
+
+
+def test_a_fixed_sense_is_made_in_place_of_the_planners_and_the_move_still_chosen() -> None:
+    decision = decisions([str(FIXTURE)], "flagship")[2]
+    snapshot = snapshots([decision], FAST)[decision]
+    own = play_turn(decision, snapshot, FAST, 0.2, seed=3).sense
+    elsewhere = chess.A1 if own != chess.A1 else chess.H8
+    for square in (elsewhere, None):
+        choice = play_turn(decision, snapshot, FAST, 0.2, seed=3, sense=FixedSense(square))
+        assert choice.sense == square and (choice.move is None or choice.move in move_actions(decision.truth))
 
 
 def test_the_benchmark_runs_and_its_second_run_reads_the_scores_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
