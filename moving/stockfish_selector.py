@@ -346,8 +346,9 @@ class StockfishMoveSelector:
         or once every board is scored, the boards scored are searched again `coverage.deepen` plies deeper
         (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`, while the
         budget left is at least `DEEPENING_GROWTH` times the last pass's seconds (with `coverage.deepen_in_part`,
-        that times one batch's share of it: the boards go deeper heaviest first, and a pass may end part way, its
-        boards' values then of two depths, each board's candidates all of one). The loop stops there or when
+        that times one batch's share of it: the boards go deeper heaviest first, and a pass may end part way, before
+        a batch that would outlast the budget at the pass's pace so far; its boards' values are then of two depths,
+        each board's candidates all of one). The loop stops there or when
         the budget is spent (the hard budget on a close call).
         """
         settings = self.config.coverage
@@ -364,12 +365,14 @@ class StockfishMoveSelector:
         pass_started = deadline.elapsed()
         while True:
             passed = deadline.elapsed() - pass_started  # the seconds of this depth's pass so far
+            left = deadline.hard_left() if self.is_close(scores, hunt) else deadline.left()
             first = cursor
             if cursor < len(boards):  # searching the boards again, deeper
+                if settings.deepen_in_part and cursor and passed / cursor * settings.batch > left:
+                    break  # a pass in part: its next batch, at its boards' pace so far, would outlast the budget
                 joining: list[int] = []
                 cursor = min(len(boards), cursor + settings.batch)
             elif settled or len(boards) == len(listed):
-                left = deadline.hard_left() if self.is_close(scores, hunt) else deadline.left()
                 needed = DEEPENING_GROWTH * passed * (min(1.0, settings.batch / max(1, len(boards))) if settings.deepen_in_part else 1.0)
                 if not settings.deepen or depth + settings.deepen > settings.max_depth or needed > left:
                     break  # it would not finish (or not one batch of it): one batch can outlast the budget many times
