@@ -132,8 +132,9 @@ class BeliefConfig(Settings):
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
     fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty, or while pondering")] = 20_000
     """Parents past the cap that each sense and own-move update folds back into the board set (`BoardSet`'s
-    ``fold_parents``): at most 0.25 s an update on the shared machine; fewer than about 5,000 let the backlog
-    outgrow the folding in ``strangefish2-120/g1`` (docs/champion.md, "Where the regret comes from")."""
+    ``fold_parents``; pondering folds the rest). In ``strangefish2-120/g1`` it brings the true board back two
+    turns sooner, for up to 0.45 s an update on the shared machine; 2,000 let the backlog outgrow the fold
+    (docs/champion.md, "Where the regret comes from")."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
