@@ -446,6 +446,8 @@ class BoardSet:
         Returns:
             How many backlog parents were expanded (0: nothing to fold, or the set is full).
         """
+        if max_parents is not None and max_parents < 0:
+            raise ValueError(f"max_parents must be non-negative or None, got {max_parents!r}")
         self._require_started()
         before = self._state()
         try:
