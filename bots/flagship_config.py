@@ -184,10 +184,12 @@ NEVER = math.inf
 PRESETS: dict[str, Mapping[str, Any]] = {
     "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}},
     "no-hunt": {"selector": {"hunt": {"material": NEVER}}, "planner": {"hunt_material": NEVER}},
+    "coverage": {"selector": {"coverage": {"move_seconds": 3.0}}},
 }
 """Named settings a ``preset`` key applies first: ``fast`` searches to depth 1 on 2 boards with 8 exposure
 boards (seconds per game, deterministic for a seed: the tests' setting); ``no-hunt`` turns the king
-hunt off in the selector and the planner, for measuring what hunting is worth."""
+hunt off in the selector and the planner, for measuring what hunting is worth; ``coverage`` turns on the
+coverage loop for moves of 3 s or more in long games (`CoverageSettings`), to be judged in games."""
 
 
 RENAMED: Mapping[str, str] = MappingProxyType({

@@ -64,7 +64,7 @@ from blindchess.arbiter.rules.reference import move_actions, sense_actions, sens
 from blindchess.beliefs.base import Belief
 from blindchess.bots.flagship import FlagshipBot
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.regret_report import Arm, arms_from_rows, plot, table
+from blindchess.experiments.regret_report import Arm, arms_from_rows, paired_table, plot, table
 from blindchess.experiments.true_board_regret import ScoreFile, Values, loses_king, loses_material, regret
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.moving.time_management import Allotment, TimeManager
@@ -241,7 +241,11 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     rows = args.rows.open("a") if args.rows is not None else None
     print(f"{len(found)} positions from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}", flush=True)
     mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0] and number >= args.skip]
-    states = {label: snapshots(mine, settings) for label, settings in configs}
+    replays: dict[str, dict[Decision, Snapshot]] = {}
+    for _, settings in configs:
+        if _replayed_by(settings) not in replays:
+            replays[_replayed_by(settings)] = snapshots(mine, settings)
+    states = {label: replays[_replayed_by(settings)] for label, settings in configs}
     for label, settings in configs:  # compile the kernels and load the engines once, outside the measurements
         play_turn(mine[0], states[label][mine[0]], settings, min(args.budgets), args.seed)
     with Engine(options={"Hash": 64}, cache_size=0) as engine:
@@ -275,6 +279,16 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     if rows is not None:
         rows.close()
     return arms
+
+
+def _replayed_by(settings: dict[str, Any]) -> str:
+    """The settings a replay's snapshots depend on, as a key: all but the selector's and the planner's, since a
+    replay feeds the recorded events to the belief and chooses nothing, so arms that differ only there share one.
+
+    >>> _replayed_by({"selector": {"coverage": {"deepen_in_part": True}}, "planner": {"name": "evoi"}}) == _replayed_by({})
+    True
+    """
+    return json.dumps({name: table for name, table in settings.items() if name not in ("selector", "planner")}, sort_keys=True)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -327,7 +341,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     configs = [(text or "flagship", parse_settings(", ".join(filter(None, [clock, text])), "--settings")) for text in texts]
     scores = ScoreFile(args.scores)
     if args.from_rows is not None:
-        arms = arms_from_rows(args.from_rows, scores, args.depth)
+        try:
+            arms = arms_from_rows(args.from_rows, scores, args.depth)
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
         print(f"{len(arms[0].regrets)} positions read from {args.from_rows}\n")
     else:
         found = sample(decisions(args.histories, args.player), args.positions, args.seed)
@@ -339,6 +356,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"\ntrue-board values: depth {args.depth}, {scores.hits} of {len(arms[0].regrets)} boards from {args.scores}")
         print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}\n")
     print(table(arms))
+    print(f"\nPaired, position by position:\n\n{paired_table(arms)}")
     few = min(len(arm.regrets) for arm in arms)
     if few < len(arms[0].regrets):
         print(f"\nOn the first {few} positions only (every budget):\n")

@@ -66,28 +66,54 @@ def table(arms: Sequence[Arm], positions: Optional[int] = None) -> str:
         error = statistics.stdev(regrets) / math.sqrt(len(regrets)) if len(regrets) > 1 else math.nan
         low, high = bootstrap_interval(regrets)
         ratio = mean / baseline if baseline > 0 else math.nan
-        paired = [mine - base for mine, base in zip(regrets, arms[0].regrets, strict=False)]
-        paired_error = statistics.stdev(paired) / math.sqrt(len(paired)) if len(paired) > 1 else math.nan
         rows.append(
             f"| {arm.label} | {arm.budget:g} | {len(regrets)} | {mean:.0f} | {error:.0f} | {low:.0f} to {high:.0f} | {ratio:.2f} "
-            f"| {statistics.mean(paired):+.0f} ({paired_error:.0f}) "
+            f"| {paired(regrets, arms[0].regrets)} "
             f"| {np.mean(arm.kings[:positions]):.0%} | {np.mean(arm.material[:positions]):.0%} "
             f"| {statistics.mean(arm.cpu[:positions]):.2f} | {statistics.mean(arm.wall[:positions]):.2f} |"
         )
     return "\n".join(rows)
 
 
+def paired(mine: Sequence[float], base: Sequence[float]) -> str:
+    """The mean paired difference ``mine - base`` over the positions both hold, with its standard error.
+
+    >>> paired([10.0, 30.0, 20.0], [0.0, 10.0, 20.0])
+    '+10 (6)'
+    """
+    differences = [a - b for a, b in zip(mine, base, strict=False)]
+    error = statistics.stdev(differences) / math.sqrt(len(differences)) if len(differences) > 1 else math.nan
+    return f"{statistics.mean(differences):+.0f} ({error:.0f})"
+
+
+def paired_table(arms: Sequence[Arm]) -> str:
+    """Each setting against the first setting at the same budget, and against itself at its smallest budget:
+    paired differences of mean regret over the same positions (the comparisons the curves are read by)."""
+    rows = [
+        "| setting | turn budget (s) | minus the first setting at this budget (s.e.) | minus its smallest budget (s.e.) |",
+        "|---|---|---|---|",
+    ]
+    for arm in arms:
+        first = next(other for other in arms if other.budget == arm.budget)
+        smallest = min((other for other in arms if other.label == arm.label), key=lambda other: other.budget)
+        rows.append(f"| {arm.label} | {arm.budget:g} | {paired(arm.regrets, first.regrets)} | {paired(arm.regrets, smallest.regrets)} |")
+    return "\n".join(rows)
+
+
 def plot(arms: Sequence[Arm], path: Path) -> None:
     """Mean regret against the turn budget and against the CPU seconds a turn took, one line per setting.
 
-    Bars are standard errors over positions; each point is labelled with its number of positions.
+    Bars are standard errors over positions; the number of positions is in the title when every point has the
+    same, else beside each point. The legend sits below both panels, where long settings fit.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-    figure, panels = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    counts = {len(arm.regrets) for arm in arms}
+    figure, panels = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
     for label in dict.fromkeys(arm.label for arm in arms):
         mine = sorted((arm for arm in arms if arm.label == label), key=lambda arm: arm.budget)
         means = [statistics.mean(arm.regrets) for arm in mine]
@@ -95,18 +121,74 @@ def plot(arms: Sequence[Arm], path: Path) -> None:
         for axes, xs in ((panels[0], [arm.budget for arm in mine]), (panels[1], [statistics.mean(arm.cpu) for arm in mine])):
             axes.errorbar(xs, means, yerr=errors, marker="o", capsize=4, label=label)
             for arm, x, mean in zip(mine, xs, means, strict=True):
-                axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
+                if len(counts) > 1:
+                    axes.annotate(f"n={len(arm.regrets)}", (x, mean), textcoords="offset points", xytext=(6, 6), fontsize=8)
     panels[0].set_xlabel("turn budget, seconds (sense + move; wall or CPU, as the run's --clock)")
     panels[1].set_xlabel("CPU seconds the turn took (bot and its engines)")
     panels[0].set_ylabel("mean regret on the true board (cp)")
     for axes in panels:
         axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(ScalarFormatter())
+        axes.xaxis.set_minor_formatter(NullFormatter())
         axes.grid(alpha=0.3)
-    panels[0].legend()
-    figure.suptitle("The flagship's regret against the seconds of its turn")
-    figure.tight_layout()
+    panels[0].set_xticks(sorted({arm.budget for arm in arms}))
+    panels[1].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    handles, labels = panels[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=2, fontsize=8)
+    positions = f", {counts.pop()} positions" if len(counts) == 1 else ""
+    figure.suptitle(f"The flagship's regret against the seconds of its turn{positions}")
+    figure.tight_layout(rect=(0.0, 0.1, 1.0, 1.0))
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
+
+
+class RowsError(ValueError):
+    """A rows file that is not the benchmark's JSON lines (the message names the file and line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One choice of the benchmark: which turn, what the bot sensed and requested, and its regret on the true board."""
+
+    position: int
+    game: str
+    color: chess.Color
+    turn: int
+    setting: str
+    budget: float
+    move: Optional[str]
+    sense: Optional[int]
+    regret: int
+    cpu: float
+    wall: float
+
+
+def read_rows(path: Path, budgets: Optional[set[float]] = None, setting: Optional[str] = None) -> list[Row]:
+    """The rows of `path` for `setting` and `budgets` (every one of either when not given), whatever their regret.
+
+    Raises:
+        RowsError: the file cannot be read, or a line is not a benchmark row (one line naming the file and line).
+    """
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise RowsError(f"cannot read rows file {path}: {error.strerror}") from None
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            data = json.loads(line)
+            if data["color"] not in ("white", "black"):
+                raise ValueError(f"color {data['color']!r}")
+            row = Row(
+                int(data["position"]), str(data["game"]), data["color"] == "white", int(data["turn"]), str(data["setting"]),
+                float(data["budget"]), None if data["move"] is None else chess.Move.from_uci(data["move"]).uci(),
+                None if data["sense"] is None else int(data["sense"]), int(data["regret"]), float(data["cpu"]), float(data["wall"]),
+            )  # fmt: skip
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
+            raise RowsError(f"{path} line {number} is not a regret benchmark row ({type(error).__name__}: {error})") from None
+        if setting in (None, row.setting) and (budgets is None or row.budget in budgets):
+            rows.append(row)
+    return rows
 
 
 def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
@@ -114,22 +196,22 @@ def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
     in their drawn order (rows of ``--shard`` runs may be joined in any order).
 
     Raises:
+        RowsError: the file cannot be read, or a line is not a row (`read_rows`).
         ValueError: a row whose true board `scores` does not hold at `depth` (the message names it).
     """
     arms: dict[tuple[str, float], Arm] = {}
     histories: dict[str, GameHistory] = {}
-    lines: list[dict[str, Any]] = [json.loads(line) for line in path.read_text().splitlines()]
-    for row in sorted(lines, key=lambda line: int(line.get("position", 0))):  # shards' rows joined: in position order
-        history = histories.setdefault(row["game"], GameHistory.from_file(row["game"]))
-        truth = history.truth_board_before_move(Turn(row["color"] == "white", row["turn"]))
+    for row in sorted(read_rows(path), key=lambda row: row.position):  # shards' rows joined: in position order
+        history = histories.setdefault(row.game, GameHistory.from_file(row.game))
+        truth = history.truth_board_before_move(Turn(row.color, row.turn))
         values = scores.known(truth, depth)
         if values is None:
-            raise ValueError(f"{scores.path} has no values at depth {depth} for {row['game']} turn {row['turn']} ({truth.fen()})")
-        move = None if row["move"] is None else chess.Move.from_uci(row["move"])
-        arm = arms.setdefault((row["setting"], row["budget"]), Arm(row["setting"], {}, row["budget"]))
-        arm.regrets.append(row["regret"])
+            raise ValueError(f"{scores.path} has no values at depth {depth} for {row.game} turn {row.turn} ({truth.fen()})")
+        move = None if row.move is None else chess.Move.from_uci(row.move)
+        arm = arms.setdefault((row.setting, row.budget), Arm(row.setting, {}, row.budget))
+        arm.regrets.append(row.regret)
         arm.kings.append(loses_king(values, move))
         arm.material.append(loses_material(values, move))
-        arm.cpu.append(row["cpu"])
-        arm.wall.append(row["wall"])
+        arm.cpu.append(row.cpu)
+        arm.wall.append(row.wall)
     return list(arms.values())

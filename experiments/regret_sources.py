@@ -75,6 +75,7 @@ from blindchess.beliefs.samples import board_grid
 from blindchess.evaluation.request_values import known_value, searched_value
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.regret_per_budget import Decision, Snapshot, snapshots, take_over
+from blindchess.experiments.regret_report import Row, read_rows
 from blindchess.experiments.true_board_regret import ScoreFile
 from blindchess.tournament.config import parse_settings
 
@@ -82,53 +83,6 @@ CLEAR_GAP = 0.05
 """The least gap in s(b, m) (values in [-1, 1]) for "clearly better": about 30 cp near a level score."""
 SIGMOID_SAMPLE = 1000
 """The most boards of a set scored for its sigmoid weights; a larger set's normaliser is estimated from a uniform draw."""
-
-
-class RowsError(ValueError):
-    """A rows file that is not the benchmark's JSON lines (the message names the file and line)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One choice of the benchmark: which turn, what the bot sensed and requested, and its regret on the true board."""
-
-    position: int
-    game: str
-    color: chess.Color
-    turn: int
-    setting: str
-    budget: float
-    move: Optional[str]
-    sense: Optional[int]
-    regret: int
-
-
-def read_rows(path: Path, budgets: Optional[set[float]], setting: str) -> list[Row]:
-    """The rows of `path` for `setting` (and `budgets`, if given), whatever their regret.
-
-    Raises:
-        RowsError: the file cannot be read, or a line is not a benchmark row (one line naming the file and line).
-    """
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as error:
-        raise RowsError(f"cannot read rows file {path}: {error.strerror}") from None
-    rows = []
-    for number, line in enumerate(lines, start=1):
-        try:
-            data = json.loads(line)
-            if data["color"] not in ("white", "black"):
-                raise ValueError(f"color {data['color']!r}")
-            row = Row(
-                int(data["position"]), str(data["game"]), data["color"] == "white", int(data["turn"]), str(data["setting"]),
-                float(data["budget"]), None if data["move"] is None else chess.Move.from_uci(data["move"]).uci(),
-                None if data["sense"] is None else int(data["sense"]), int(data["regret"]),
-            )  # fmt: skip
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
-            raise RowsError(f"{path} line {number} is not a regret benchmark row ({type(error).__name__}: {error})") from None
-        if row.setting == setting and (budgets is None or row.budget in budgets):
-            rows.append(row)
-    return rows
 
 
 def classify(gap: float, error: float, truth_gap: float) -> str:

@@ -160,8 +160,10 @@ class CoverageSettings(Table):
     """Long budgets: the candidates scored on many boards at a fixed depth, until the choice is stable
     (`StockfishMoveSelector.cover`), in place of timed searches on a few boards."""
 
-    move_seconds: Annotated[float, Bound(gt=0.0, note="inf: never cover")] = 3.0
-    """A timed search given at least this move budget covers; ``inf`` never does (fixed-depth presets never do)."""
+    move_seconds: Annotated[float, Bound(gt=0.0, note="inf: never cover")] = math.inf
+    """A timed search given at least this move budget covers; ``inf`` never does (fixed-depth presets never do).
+    Off by default: no game has judged the loop yet, and offline it did not beat the timed searches on an idle
+    machine (docs/champion.md); the flagship's ``coverage`` preset sets 3 s."""
     depth: Count = 8
     """The depth of every search (the engine's own move too): fixed, so values are reused across turns."""
     boards: Count = 1024
@@ -182,6 +184,9 @@ class CoverageSettings(Table):
     """Plies added to every search once the choice is stable or every board is scored, while budget is left; 0 never deepens."""
     max_depth: Count = 16
     """The deepest the boards are searched again."""
+    deepen_in_part: bool = False
+    """Start a deeper pass once one batch of it fits in the budget left, not only the whole pass: the heaviest
+    boards (scored first) go deeper first, and the deadline may end the pass part way."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,20 +35,24 @@ class StockfishKillingFlagship(FlagshipBot):
         super().__init__(rng=rng, config=FAST_FLAGSHIP)
         self.kill_before_turns = kill_before_turns
         self.turn = 0
-        self.killed: list[int] = []
-        self.pids_after_kill: set[int] = set()
+        self.killed: list[set[int]] = []
+        """Per kill, the pids it killed."""
+        self.pids_after_kill: list[set[int]] = []
+        """Per kill, the pool's pids after each move from that kill's to the next kill's (a move that needs no
+        engine restarts none: so each kill is checked against the moves it is followed by, not a later kill's)."""
 
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> Optional[chess.Move]:
         self.turn += 1
         assert isinstance(self.move_selector, StockfishMoveSelector)
         pool = self.move_selector.pool  # its own engines: another test's leftover Stockfish is not this bot's
         if self.turn in self.kill_before_turns:
-            for pid in pool.pids():
+            self.killed.append(set(pool.pids()))
+            self.pids_after_kill.append(set())
+            for pid in self.killed[-1]:
                 os.kill(pid, signal.SIGKILL)
-                self.killed.append(pid)
         move = super().choose_move(move_actions, seconds_left)
         if self.killed:
-            self.pids_after_kill.update(pool.pids())
+            self.pids_after_kill[-1].update(pool.pids())
         return move
 
 
@@ -59,8 +63,8 @@ def test_a_killed_stockfish_does_not_lose_the_game(color: chess.Color) -> None:
     white, black = (bot, opponent) if color == chess.WHITE else (opponent, bot)
     game = LocalGame(seconds_per_player=60, seconds_increment=0, full_turn_limit=10)
     winner, reason, history = play_local_game(white, black, game=game)
-    assert bot.killed, "the game ended before Stockfish could be killed"
-    assert bot.pids_after_kill - set(bot.killed), "no new Stockfish process was started after the kill"
+    assert bot.killed and bot.killed[0], "the game ended before Stockfish could be killed"
+    assert bot.pids_after_kill[0] - bot.killed[0], "no new Stockfish process was started after the first kill"
     assert [fault for fault in history.faults if fault.color == color] == []
     assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
     assert winner in (color, None)

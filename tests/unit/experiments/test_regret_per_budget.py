@@ -91,3 +91,12 @@ def test_shards_play_every_position_once_and_their_joined_rows_read_back_in_orde
         main([*common, "--shard", "0/2", "--scores", str(scores)])  # a shard's table alone would mislead: --rows is required
     with pytest.raises(SystemExit):
         main([*common, "--shard", "2/2", "--scores", str(scores), "--rows", str(tmp_path / "x.jsonl")])
+
+
+def test_a_corrupt_rows_file_is_refused_in_one_line_naming_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"position": 0, "game": "g.json"}\n')
+    with pytest.raises(SystemExit) as exit_:
+        main(["--from-rows", str(rows), "--scores", str(tmp_path / "scores.json")])
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_.value.code == 2 and f"{rows} line 1 is not a regret benchmark row" in message

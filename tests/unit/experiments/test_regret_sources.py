@@ -11,7 +11,8 @@ import pytest
 
 from blindchess.beliefs.board_set import BoardSet
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.regret_sources import Row, RowsError, Searches, main, read_rows, source
+from blindchess.experiments.regret_report import Row, RowsError, read_rows
+from blindchess.experiments.regret_sources import Searches, main, source
 
 GOOD = {
     "position": 0, "game": "g.json", "color": "white", "turn": 5, "setting": "flagship", "budget": 2.0,
@@ -42,7 +43,7 @@ def test_the_reader_keeps_the_setting_and_budgets_asked_for(tmp_path: Path) -> N
     kinds = [(budget, setting) for budget in (2.0, 30.0) for setting in ("flagship", "x")]
     rows.write_text("\n".join(json.dumps({**GOOD, "budget": budget, "setting": setting}) for budget, setting in kinds))
     assert [(row.setting, row.budget) for row in read_rows(rows, {30.0}, "flagship")] == [("flagship", 30.0)]
-    assert read_rows(rows, None, "x")[0] == Row(0, "g.json", chess.WHITE, 5, "x", 2.0, "d1d2", None, 900)
+    assert read_rows(rows, None, "x")[0] == Row(0, "g.json", chess.WHITE, 5, "x", 2.0, "d1d2", None, 900, 1.0, 1.0)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ def test_a_regret_is_classed_by_the_requests_values_on_the_belief(
     tmp_path: Path, boards: list[chess.Board], label: str, truth_in: bool
 ) -> None:
     belief = BoardSet.from_boards(chess.WHITE, boards, move_model=None)
-    row = Row(0, "g.json", chess.WHITE, 5, "flagship", 2.0, "d1d2", None, 900)
+    row = Row(0, "g.json", chess.WHITE, 5, "flagship", 2.0, "d1d2", None, 900, 1.0, 1.0)
     args = argparse.Namespace(seed=1, boards=200, value_depth=4)
     with Engine(cache_size=0) as engine:
         found = source(row, belief, TRUTH, {"d1d5": 900, "d1d2": -700, "e1f1": -700}, Searches(tmp_path / "cache.json", engine), args)
