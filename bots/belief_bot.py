@@ -38,7 +38,7 @@ Without a manager, each keeps its own fixed plan.
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.sandbox.pondering` between
 our move and our next turn): a belief that held boards back past its size cap (`Refillable`, the
 board set's backlog) first folds them back in steps of `PONDER_FOLD_PARENTS` parents (milliseconds
-to a tenth of a second each, ``stop`` checked between them) until none is left or the belief is full, so
+to tens of milliseconds each, ``stop`` checked between them) until none is left or the belief is full, so
 that the true board is not left out for want of time on our own clock. Then the bot expands a copy of its belief over every opponent move
 that captures nothing, the answer to the most common next event. When that event comes
 (``OpponentMoved(None)``) the copy replaces the belief instead of expanding it again; after a
@@ -90,8 +90,8 @@ from .random_bot import SeedLike
 logger = logging.getLogger(__name__)
 
 PONDER_FOLD_PARENTS = 2_000
-"""Backlog parents one pondering fold step replays: 19 ms for the median step of ``strangefish2-120/g1`` at turn 15
-(3 to 73 microseconds a parent, by the events replayed; docs/champion.md, "Where the regret comes from")."""
+"""Backlog parents one pondering fold step replays: 9 CPU ms at the median in ``strangefish2-120/g1`` at turn 15
+(2 to 20 microseconds a parent, by the events replayed; docs/champion.md, "Where the regret comes from")."""
 
 
 class BeliefBot(ObservingPlayer):

@@ -133,8 +133,8 @@ class BeliefConfig(Settings):
     fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty, or while pondering")] = 20_000
     """Parents past the cap that each sense and own-move update folds back into the board set (`BoardSet`'s
     ``fold_parents``; pondering folds the rest). In ``strangefish2-120/g1`` it brings the true board back two
-    turns sooner, for up to 0.45 s an update on the shared machine; 2,000 let the backlog outgrow the fold
-    (docs/champion.md, "Where the regret comes from")."""
+    turns sooner, for 0.18 CPU s the longest update; 2,000 let the backlog outgrow the fold (docs/champion.md,
+    "Where the regret comes from")."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000

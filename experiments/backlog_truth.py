@@ -15,9 +15,10 @@ colour's events in order, no pondering) for each arm, and prints, at each own tu
   (`refill` in steps of `PONDER_FOLD_PARENTS` until the backlog is empty or the set full),
   run after each own move (the selector's pondering, which only scores positions, is left out).
 
-The last columns are the seconds the arm's updates (their folds included) took over those turns,
-their ratio to ``old``'s in the same run, the longest update, and the seconds of the ponder
-arm's folds (on the opponent's time in a game)::
+The last columns are the CPU seconds of this process (the updates are single-threaded, so a loaded
+machine slows them less than their wall time) the arm's updates took over those turns, their folds
+included, their ratio to ``old``'s in the same run, the longest update, and the CPU seconds of the
+ponder arm's folds (on the opponent's time in a game)::
 
     python3 experiments/backlog_truth.py ../shared/games/strangefish2-120/g1-game-001-flagship-vs-StrangeFish2.json
 """
@@ -65,16 +66,16 @@ def replay(history: GameHistory, color: chess.Color, turns: range, label: str, s
         turn += 1 if isinstance(event, OpponentMoved) else 0
         if turn > turns.stop:
             break
-        started = time.perf_counter()
+        started = time.process_time()
         bot.observe(event)
-        updated = time.perf_counter()
+        updated = time.process_time()
         belief = bot.belief
         if ponder and isinstance(event, MoveResult) and isinstance(belief, Refillable):
             while belief.refill(PONDER_FOLD_PARENTS):
                 pass
         if turn in turns:
             arm.updates, arm.longest = arm.updates + updated - started, max(arm.longest, updated - started)
-            arm.pondered += time.perf_counter() - updated
+            arm.pondered += time.process_time() - updated
             if isinstance(event, SenseResult):
                 assert isinstance(belief, BoardSet)
                 found = truth_rows(belief, history.truth_board_before_move(Turn(color, turn)))
@@ -98,11 +99,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     arms += [("default + ponder", {}, True)]
     rows = [replay(history, color, turns, label, settings, ponder) for label, settings, ponder in arms]
     print(f"{args.game} ({'White' if color else 'Black'}): truth's pieces in the belief after each sense, boards/backlog parents\n")
-    columns = ["arm", *(f"turn {turn}" for turn in turns), "updates (s)", "ratio to old", "longest update (ms)", "ponder folds (s)"]
+    figures = ["updates (CPU s)", "ratio to old", "longest update (CPU ms)", "ponder folds (CPU s)"]
+    columns = ["arm", *(f"turn {turn}" for turn in turns), *figures]
     print("| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|")
     for arm in rows:
-        figures = f"{arm.updates:.2f} | {arm.updates / rows[0].updates:.1f} | {1000 * arm.longest:.0f} | {arm.pondered:.2f}"
-        print(f"| {arm.label} | " + " | ".join(arm.cells) + f" | {figures} |")
+        measured = f"{arm.updates:.2f} | {arm.updates / rows[0].updates:.1f} | {1000 * arm.longest:.0f} | {arm.pondered:.2f}"
+        print(f"| {arm.label} | " + " | ".join(arm.cells) + f" | {measured} |")
     return 0
 
 
