@@ -241,7 +241,11 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     rows = args.rows.open("a") if args.rows is not None else None
     print(f"{len(found)} positions from {len({d.source for d in found})} games; load average {os.getloadavg()[0]:.1f}", flush=True)
     mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0] and number >= args.skip]
-    states = {label: snapshots(mine, settings) for label, settings in configs}
+    replays: dict[str, dict[Decision, Snapshot]] = {}
+    for _, settings in configs:
+        if _replayed_by(settings) not in replays:
+            replays[_replayed_by(settings)] = snapshots(mine, settings)
+    states = {label: replays[_replayed_by(settings)] for label, settings in configs}
     for label, settings in configs:  # compile the kernels and load the engines once, outside the measurements
         play_turn(mine[0], states[label][mine[0]], settings, min(args.budgets), args.seed)
     with Engine(options={"Hash": 64}, cache_size=0) as engine:
@@ -275,6 +279,16 @@ def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]],
     if rows is not None:
         rows.close()
     return arms
+
+
+def _replayed_by(settings: dict[str, Any]) -> str:
+    """The settings a replay's snapshots depend on, as a key: all but the selector's and the planner's, since a
+    replay feeds the recorded events to the belief and chooses nothing, so arms that differ only there share one.
+
+    >>> _replayed_by({"selector": {"coverage": {"deepen_in_part": True}}, "planner": {"name": "evoi"}}) == _replayed_by({})
+    True
+    """
+    return json.dumps({name: table for name, table in settings.items() if name not in ("selector", "planner")}, sort_keys=True)
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -182,6 +182,9 @@ class CoverageSettings(Table):
     """Plies added to every search once the choice is stable or every board is scored, while budget is left; 0 never deepens."""
     max_depth: Count = 16
     """The deepest the boards are searched again."""
+    deepen_in_part: bool = False
+    """Start a deeper pass once one batch of it fits in the budget left, not only the whole pass: the heaviest
+    boards (scored first) go deeper first, and the deadline may end the pass part way."""
 
 
 @dataclass(frozen=True, slots=True)

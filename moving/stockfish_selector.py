@@ -345,7 +345,9 @@ class StockfishMoveSelector:
         the second by `coverage.stable_z` standard errors of their mean difference no board is added. Then,
         or once every board is scored, the boards scored are searched again `coverage.deepen` plies deeper
         (board by board, each deeper value replacing the shallower), up to `coverage.max_depth`, while the
-        budget left is at least `DEEPENING_GROWTH` times the last pass's seconds. The loop stops there or when
+        budget left is at least `DEEPENING_GROWTH` times the last pass's seconds (with `coverage.deepen_in_part`,
+        that times one batch's share of it: the boards go deeper heaviest first, and a pass may end part way, its
+        boards' values then of two depths, each board's candidates all of one). The loop stops there or when
         the budget is spent (the hard budget on a close call).
         """
         settings = self.config.coverage
@@ -368,8 +370,9 @@ class StockfishMoveSelector:
                 cursor = min(len(boards), cursor + settings.batch)
             elif settled or len(boards) == len(listed):
                 left = deadline.hard_left() if self.is_close(scores, hunt) else deadline.left()
-                if not settings.deepen or depth + settings.deepen > settings.max_depth or DEEPENING_GROWTH * passed > left:
-                    break  # a deeper pass would not finish: one batch of it can outlast the budget many times
+                needed = DEEPENING_GROWTH * passed * (min(1.0, settings.batch / max(1, len(boards))) if settings.deepen_in_part else 1.0)
+                if not settings.deepen or depth + settings.deepen > settings.max_depth or needed > left:
+                    break  # it would not finish (or not one batch of it): one batch can outlast the budget many times
                 depth, cursor, pass_started = depth + settings.deepen, 0, deadline.elapsed()
                 continue
             else:

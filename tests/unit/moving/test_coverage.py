@@ -201,6 +201,31 @@ def test_with_budget_left_every_board_is_searched_again_deeper(beliefs: list[Boa
     assert all(shallow.cache.get(after, chess.WHITE, limit, counted=False) is None for after in positions)
 
 
+def test_deepening_in_part_takes_the_heaviest_boards_deeper_when_a_whole_pass_would_not_fit(
+    beliefs: list[BoardSet], make: list[StockfishMoveSelector]
+) -> None:
+    """The deadline's clock counts the cache's lookups, so the budget is exact: after the first pass (``n`` lookups) half
+    a pass is left, a whole deeper pass needs ``3 n`` and one batch of it (2 of 16 boards) ``3 n / 8``."""
+    belief, settings = beliefs[3], {"depth": DEPTH, "boards": 16, "batch": 2, "min_boards": 10_000, "max_depth": DEPTH + 2}
+    shallow = StockfishMoveSelector(covering(boards=16, batch=2, min_boards=10_000))
+    make.append(shallow)
+    cover(shallow, belief)
+    first_pass = shallow.cache.lookups
+    limit, chosen = chess.engine.Limit(depth=DEPTH + 2), {}
+    for in_part in (False, True):
+        selector = StockfishMoveSelector(SelectorConfig(coverage=CoverageSettings(**settings, deepen_in_part=in_part)))
+        make.append(selector)
+        moves = rules.move_actions(next(iter(belief.boards())))
+        zeros, proxy = np.zeros(len(moves)), np.arange(len(moves), dtype=float)
+        deadline = Deadline.start(1.5 * first_pass, clock=lambda: float(selector.cache.lookups))  # noqa: B023 (used at once)
+        scores = selector.cover(belief, moves, proxy, zeros, zeros, np.random.default_rng(0), chess.WHITE, deadline)
+        listed, _ = selector.coverage_boards(belief, np.random.default_rng(0), chess.WHITE)  # cover's order: its rng's first use
+        deeper = [[request_outcome(board, moves[j]).after() for j in scores.candidates] for board in listed.boards(chess.WHITE)]
+        chosen[in_part] = [any(selector.cache.get(a, chess.WHITE, limit, counted=False) is not None for a in afters) for afters in deeper]
+    assert not any(chosen[False])  # the whole-pass rule: a deeper pass (3 n) does not fit in n / 2
+    assert chosen[True][0] and not chosen[True][-1] and chosen[True] == sorted(chosen[True], reverse=True)  # heaviest first, part way
+
+
 def test_after_a_covered_turn_pondering_fills_the_cache_at_the_coverage_depth(
     beliefs: list[BoardSet], make: list[StockfishMoveSelector]
 ) -> None:
