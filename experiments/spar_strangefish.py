@@ -19,8 +19,8 @@ included) on its own turn instead of wall time (`blindchess.arbiter.sandbox.cpu_
 ``--clock`` in ``blindchess match``, where this script's ``--clock`` is the time control), so that
 games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
 
-``--strangefish-time cpu`` (the default under ``--clock-mode cpu``; ``wall`` otherwise) makes
-StrangeFish2's own clock reads the resource it is charged for. It budgets its turns in wall
+``--strangefish-time cpu`` (the default under ``--clock-mode cpu``; ``wall`` otherwise) has
+StrangeFish2's own clock read the resource it is charged for. It budgets its turns in wall
 seconds: ``from time import time`` in its ``strangefish_strategy``, ``strangefish_mht_core`` and
 ``utilities.timing`` modules sets each phase's deadline (``clip(seconds left / 16, 3, 40)`` s a
 turn), bounds its board-set rebuild and times its log lines. Charged CPU seconds but stopping
