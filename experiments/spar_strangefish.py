@@ -11,12 +11,27 @@ thinks on the other's turn (`blindchess.arbiter.sandbox.pondering`): the flagshi
 between turns) until its turn comes. One call of ``while_we_wait`` runs for about 2 s, so
 StrangeFish2 may notice its turn up to 2 s late; that time is charged to its own clock. Its
 Stockfish gets one thread (it asks for three), as the flagship's does, and its `random.sample`
-of a set works again on Python 3.11 (`SetSampling`); nothing else of it is changed.
+of a set works again on Python 3.11 (`SetSampling`); under ``--strangefish-time cpu`` its
+``time()`` reads CPU seconds (`TurnClock`, below); nothing else of it is changed.
 
 ``--clock-mode cpu`` charges each bot the CPU time of its own process tree (its Stockfish
 included) on its own turn instead of wall time (`blindchess.arbiter.sandbox.cpu_clock`; the option is
 ``--clock`` in ``blindchess match``, where this script's ``--clock`` is the time control), so that
 games can run beside other work; it needs root or a delegated cgroup, and says so if it has neither.
+
+``--strangefish-time cpu`` (the default under ``--clock-mode cpu``; ``wall`` otherwise) has
+StrangeFish2's own clock read the resource it is charged for. It budgets its turns in wall
+seconds: ``from time import time`` in its ``strangefish_strategy``, ``strangefish_mht_core`` and
+``utilities.timing`` modules sets each phase's deadline (``clip(seconds left / 16, 3, 40)`` s a
+turn), bounds its board-set rebuild and times its log lines. Charged CPU seconds but stopping
+by wall seconds, on a loaded machine it did a fraction of the work its clock paid for (0.23-0.42
+CPU s per wall s in the 300 + 5 match). The option replaces that ``time`` in each of its modules
+after import (`replace_time`) by `TurnClock`: on its turns the CPU seconds of its process and
+the Stockfish engines it started (`blindchess.moving.process_clock.ProcessTreeClock`), in its
+pondering thread wall seconds, since ``while_we_wait`` loops for 2 s of ``time()`` to notice
+that its turn has come, and with nothing left to ponder it sleeps a millisecond an iteration,
+which would take CPU seconds minutes to pass. Its ``sleep`` calls and its engine's own
+``Limit(time=2.0)`` (a fallback move on a single board) stay wall seconds.
 
 Colours alternate (the flagship is White in games 1, 3, ...). Every history is saved in
 ``--out``, with StrangeFish2's own log of the game beside it (``<history>.strangefish2.log.gz``:
@@ -35,6 +50,7 @@ games of the same match (settings, clocks, seed) that ``--out`` does not hold ye
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import importlib
 import os
@@ -44,6 +60,8 @@ import stat
 import sys
 import tempfile
 import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Optional
 
@@ -57,6 +75,7 @@ from blindchess.arbiter.sandbox.cpu_clock import CLOCK_MODES, CpuClockUnavailabl
 from blindchess.arbiter.types import WinReason
 from blindchess.bots.random_bot import SeedLike
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
+from blindchess.moving.process_clock import ProcessTreeClock
 from blindchess.tournament.config import parse_settings
 from blindchess.tournament.interrupt import watch_for_interrupt
 from blindchess.tournament.match_record import append_line, finished_games, game_line, start_match
@@ -66,6 +85,9 @@ from blindchess.tournament.task import play_game
 
 PATH_ENV_VAR = "STRANGEFISH2_PATH"
 """The environment variable naming StrangeFish2's folder (the one holding ``strangefish/``)."""
+
+STRANGEFISH_TIMES = ("wall", "cpu")
+"""What StrangeFish2's ``time()`` reads: wall seconds (as written) or its process tree's CPU seconds (`TurnClock`)."""
 
 
 class StrangeFish2(ReconchessPlayerAdapter):
@@ -77,11 +99,14 @@ class StrangeFish2(ReconchessPlayerAdapter):
     Args:
         rng: seeds Python's `random` module, which StrangeFish2 draws from.
         path: the copy of StrangeFish2's folder to run (writable).
+        clock: what its ``time()`` reads, one of `STRANGEFISH_TIMES` (see the module docstring).
     """
 
-    def __init__(self, rng: SeedLike = None, path: str = "") -> None:
+    def __init__(self, rng: SeedLike = None, path: str = "", clock: str = "wall") -> None:
         if not (Path(path) / "strangefish").is_dir():
             raise ValueError(f"no StrangeFish2 at {path!r} (expected a folder holding strangefish/)")
+        if clock not in STRANGEFISH_TIMES:
+            raise ValueError(f"StrangeFish2's clock {clock!r} is not one of {', '.join(STRANGEFISH_TIMES)}")
         os.chdir(path)
         sys.path.insert(0, path)
         os.environ.setdefault(STOCKFISH_ENV_VAR, find_stockfish())
@@ -91,19 +116,82 @@ class StrangeFish2(ReconchessPlayerAdapter):
         strategy.random = SetSampling()
 
         create_engine = stockfish.create_engine
+        engine_pids: list[int] = []
 
         def one_thread_engine() -> Any:
             engine = create_engine()
             engine.configure({"Threads": 1})
+            engine_pids.append(engine.protocol.transport.get_pid())
             return engine
 
         stockfish.create_engine = one_thread_engine
+        self.clock: Optional[TurnClock] = None
+        if clock == "cpu":
+            self.clock = TurnClock(ProcessTreeClock(lambda: engine_pids))
+            replace_time("strangefish", self.clock)
         super().__init__(strategy.StrangeFish2(game_id=f"spar-{os.getpid()}", rc_disable_pbar=True))
 
     def ponder(self, stop: threading.Event) -> None:
         """Its own thinking on the opponent's turn, until the arbiter says the turn has come."""
-        while not stop.is_set():
-            self.player.while_we_wait()
+        with contextlib.nullcontext() if self.clock is None else self.clock.pondering():
+            while not stop.is_set():
+                self.player.while_we_wait()
+
+
+class TurnClock:
+    """StrangeFish2's ``time()`` under ``--strangefish-time cpu``: CPU seconds on its turns, wall seconds while it ponders.
+
+    On its turns every deadline it sets is measured in `cpu` (its process tree's CPU seconds, what
+    a CPU clock charges it), so a loaded machine stretches its turns in wall time instead of
+    cutting their work. A thread inside `pondering` reads wall seconds (`time.monotonic`): there
+    ``while_we_wait`` loops for 2 s of ``time()`` before it returns to check whether its turn has
+    come, and an idle iteration (nothing left to expand or score) sleeps 1 ms using next to no CPU.
+    The two readings are never compared with each other: its only deadline that outlives a call
+    (``projected_end_time``) is set and read on its turns.
+
+    >>> clock = TurnClock(lambda: 7.0)
+    >>> clock()
+    7.0
+    >>> with clock.pondering():
+    ...     clock() == 7.0
+    False
+    """
+
+    def __init__(self, cpu: Callable[[], float]) -> None:
+        self.cpu = cpu
+        self._thread = threading.local()
+
+    @contextlib.contextmanager
+    def pondering(self) -> Iterator[None]:
+        """Within it, the calling thread (and only it) reads wall seconds."""
+        self._thread.pondering = True
+        try:
+            yield
+        finally:
+            self._thread.pondering = False
+
+    def __call__(self) -> float:
+        return time.monotonic() if getattr(self._thread, "pondering", False) else self.cpu()
+
+
+def replace_time(package: str, clock: Callable[[], float]) -> list[str]:
+    """Make every loaded module of `package` that did ``from time import time`` call `clock` instead; their names.
+
+    Each such module looks its ``time`` up among its globals at every call, so replacing that name
+    changes every reading at once without touching a file. A module that imported ``time`` itself
+    (``time.time()``) is not reached; StrangeFish2 has none.
+
+    Raises:
+        ValueError: no loaded module of `package` holds ``time.time`` (nothing would read `clock`).
+    """
+    replaced = []
+    for name, module in list(sys.modules.items()):
+        if (name == package or name.startswith(f"{package}.")) and getattr(module, "time", None) is time.time:
+            module.time = clock  # type: ignore[attr-defined]
+            replaced.append(name)
+    if not replaced:
+        raise ValueError(f"no loaded module of {package!r} reads time.time: nothing to replace")
+    return sorted(replaced)
 
 
 class SetSampling:
@@ -180,11 +268,17 @@ def arguments(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument(
         "--clock-mode", choices=CLOCK_MODES, default="wall", help="charge wall time (default) or each bot's own CPU time"
     )
+    parser.add_argument(
+        "--strangefish-time", choices=STRANGEFISH_TIMES,
+        help="what StrangeFish2's time() reads: its process tree's CPU seconds (default under --clock-mode cpu) or wall seconds",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("games/strangefish2"), help="histories go here (default games/strangefish2)")
     parser.add_argument("--resume", action="store_true", help="count the games of this match already in --out; play the rest")
     args = parser.parse_args(argv)
     if not args.strangefish:
         parser.error(f"give StrangeFish2's folder: --strangefish PATH or ${PATH_ENV_VAR}")
+    if args.strangefish_time is None:
+        args.strangefish_time = "cpu" if args.clock_mode == "cpu" else "wall"
     if args.clock_mode == "cpu":
         try:
             check_cpu_clock()
@@ -197,12 +291,15 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
     """Play the games; per game, whether the flagship was White, and the result."""
     ponder = not args.no_ponder
     flagship = BotSpec("flagship", "flagship", parse_settings(args.settings, "--settings"), isolate=True, ponder=ponder)
-    champion = BotSpec("StrangeFish2", "blindchess.experiments.spar_strangefish", {"path": str(copy)}, isolate=True, ponder=ponder)
+    settings = {"path": str(copy), "clock": args.strangefish_time}
+    champion = BotSpec("StrangeFish2", "blindchess.experiments.spar_strangefish", settings, isolate=True, ponder=ponder)
     identity = {
         "labels": ["flagship", "StrangeFish2"], "bots": ["flagship", "StrangeFish2"], "settings": [args.settings, ""],
         "clock": str(args.clock), "clock_mode": args.clock_mode, "seed": args.seed, "ponder": ponder,
         "full_turn_limit": args.full_turn_limit,
     }  # fmt: skip
+    if args.strangefish_time != "wall":  # matches played before the option keep their identity (and --resume)
+        identity["strangefish_time"] = args.strangefish_time
     ident = start_match(args.out, identity)
     recorded = finished_games(args.out, ident) if args.resume else {}
     played: list[tuple[bool, GameResult]] = []

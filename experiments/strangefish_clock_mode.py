@@ -23,9 +23,13 @@ had converged. This reads those lines back::
 Per game: its own turns, its clock at each (at the sense; rounded), how many turns began below
 90 s and below 60 s, the turn the last-ditch plan began (if it did), and how many of its
 allowance-bound loops ran to within 10% of their allowance (the clock, not the work, stopped
-them), and the clock its senses were charged per wall second they took (its allowances are wall
-seconds, read from ``time()``; under ``--clock-mode cpu`` on a loaded machine a wall second buys
-less than a core-second, so its turns are shorter in work than the clock it keeps suggests). ``--turns`` adds one row per turn.
+them), the clock its senses were charged per second its own timer read, and the clock charged
+to the senses whose loop ran to its allowance per second allowed. Its timers and allowances read
+``time()``: wall seconds as written, so under ``--clock-mode cpu`` on a loaded machine a wall
+second buys less than a core-second and both ratios fall below 1 (its turns are shorter in work
+than the clock it keeps suggests); under the sparring script's ``--strangefish-time cpu`` they
+read its process tree's CPU seconds, and both ratios stay where an idle machine puts them.
+``--turns`` adds one row per turn.
 """
 
 from __future__ import annotations
@@ -157,8 +161,8 @@ class GameClock:
         return sum(turn.clock < seconds for turn in self.turns)
 
     def sense_cpu_share(self) -> Optional[float]:
-        """The clock its senses were charged over the wall time they took (its own timer): under a CPU clock on a
-        loaded machine, the share of a core its wall-time allowances bought."""
+        """The clock its senses were charged over the seconds its own timer read for them: under a CPU clock on a
+        loaded machine, the share of a core its wall-time allowances bought (about 1 when its ``time()`` reads CPU)."""
         pairs = [
             (turn.clock - turn.move_clock, turn.sense_seconds)
             for turn in self.turns
@@ -167,23 +171,36 @@ class GameClock:
         wall = sum(seconds for _, seconds in pairs)
         return sum(charged for charged, _ in pairs) / wall if wall > 1.0 else None
 
+    def charged_per_allowed(self) -> Optional[float]:
+        """The clock charged to its senses whose loop ran to its allowance, per second allowed: a CPU clock's
+        charge for a full allowance, which its ``time()`` sets (1 and a little for the work around the loop
+        when the two are the same seconds; a core's share under load when ``time()`` is wall time)."""
+        pairs = [
+            (turn.clock - turn.move_clock, turn.sense_allowed)
+            for turn in self.turns
+            if turn.move_clock is not None and turn.sense_allowed and turn.sense_loop is not None
+            and turn.sense_loop >= USED_UP * turn.sense_allowed
+        ]  # fmt: skip
+        allowed = sum(seconds for _, seconds in pairs)
+        return sum(charged for charged, _ in pairs) / allowed if allowed else None
+
     def last_ditch_turn(self) -> Optional[int]:
         return next((turn.turn for turn in self.turns if turn.last_ditch), None)
 
     def row(self) -> list[object]:
         used_up = [turn.loops_used_up() for turn in self.turns]
-        ditch, share = self.last_ditch_turn(), self.sense_cpu_share()
+        ditch, share, full = self.last_ditch_turn(), self.sense_cpu_share(), self.charged_per_allowed()
         return [
             self.name, len(self.turns), f"{min(turn.clock for turn in self.turns):.0f}" if self.turns else "-",
             self.below(SWAP_SENSE_SECONDS), self.below(LAST_DITCH_SECONDS), "-" if ditch is None else ditch,
             sum(turn.sense == "min-states" for turn in self.turns), f"{sum(u for u, _ in used_up)}/{sum(n for _, n in used_up)}",
-            "-" if share is None else f"{share:.2f}",
+            "-" if share is None else f"{share:.2f}", "-" if full is None else f"{full:.2f}",
         ]  # fmt: skip
 
 
 SUMMARY_HEADER = [
     "game", "own turns", "min clock", "< 90 s", "< 60 s", "last-ditch at", "min-states senses", "loops at allowance",
-    "sense CPU/wall",
+    "sense charge/timer", "charged/allowed at allowance",
 ]  # fmt: skip
 TURN_HEADER = ["turn", "boards", "clock", "sense", "allowed", "loop", "move clock", "allowed", "loop", "converged"]
 

@@ -68,6 +68,8 @@ def test_turns_read_clock_mode_and_loops() -> None:
     assert (game.below(90), game.below(60), game.last_ditch_turn()) == (3, 2, 3)
     # charged 3.33 + 5 + 5 + 5 s of clock for 4 senses of 6.667 s of its own wall time
     assert game.sense_cpu_share() == pytest.approx(18.33 / 26.668)
+    # the three senses that ran to their 13.12 s allowance were charged 3.33 + 5 + 5 s
+    assert game.charged_per_allowed() == pytest.approx(13.33 / (3 * 13.12))
 
 
 def test_kept_log_reported_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,7 +84,7 @@ def test_kept_log_reported_per_game(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert [path.name for path in logs.iterdir()] == ["engine_logs"]  # the game's log moved
     assert main([str(out)]) == 0
     summary, clocks = capsys.readouterr().out.strip().split("\n\n")
-    assert summary.splitlines()[2].split() == ["game-001-flagship-vs-StrangeFish2", "4", "40", "3", "2", "3", "1", "5/7", "0.69"]
+    assert summary.splitlines()[2].split() == ["game-001-flagship-vs-StrangeFish2", "4", "40", "3", "2", "3", "1", "5/7", "0.69", "0.34"]
     assert clocks.endswith("its clock at each own turn (s): 300 85 55 40")
 
 
