@@ -6,6 +6,7 @@ No test runs StrangeFish2: a stand-in package of our own reads the clock as its 
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 import time
@@ -47,10 +48,8 @@ def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Module
     (package / "strategy.py").write_text(STAND_IN)
     (package / "quiet.py").write_text("import time\n")  # imports the module, not the function: not replaced
     monkeypatch.syspath_prepend(str(tmp_path))
-    import standin_fish.quiet
-    import standin_fish.strategy
-
-    yield standin_fish.strategy
+    importlib.import_module("standin_fish.quiet")  # by name: the package exists only under tmp_path, unseen by mypy
+    yield importlib.import_module("standin_fish.strategy")
     for name in [name for name in sys.modules if name.startswith("standin_fish")]:
         del sys.modules[name]
 
