@@ -69,6 +69,7 @@ from blindchess.bots.flagship import FlagshipBot
 from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.regret_report import Arm, arms_from_rows, paired_table, plot, table
 from blindchess.experiments.true_board_regret import ScoreFile, Values, loses_king, loses_material, regret
+from blindchess.moving.process_clock import parent_and_cpu_seconds
 from blindchess.moving.stockfish_selector import StockfishMoveSelector
 from blindchess.moving.time_management import Allotment, TimeManager
 from blindchess.tournament.config import parse_settings
@@ -168,18 +169,12 @@ def snapshots(decision_list: Sequence[Decision], settings: dict[str, Any]) -> di
 
 def tree_cpu_seconds() -> float:
     """CPU seconds (user + system) used so far by this process, its live descendants and its reaped children (Linux /proc)."""
-    ticks = os.sysconf("SC_CLK_TCK")
     parents: dict[int, int] = {}
     used: dict[int, float] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # it ended meanwhile
-        parents[int(entry)] = int(fields[1])
-        used[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+        read = parent_and_cpu_seconds(int(entry)) if entry.isdigit() else None
+        if read is not None:  # None: not a process, or it ended meanwhile
+            parents[int(entry)], used[int(entry)] = read
     own = os.getpid()
 
     def descends(pid: int) -> bool:

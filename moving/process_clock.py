@@ -23,9 +23,23 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Optional
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """Clock ticks per second of ``/proc/<pid>/stat``'s times."""
+
+
+def parent_and_cpu_seconds(pid: int) -> Optional[tuple[int, float]]:
+    """Process `pid`'s parent and the user plus system CPU seconds it has used; None if it is gone or unreadable.
+
+    >>> parent_and_cpu_seconds(os.getpid())[0] == os.getppid()
+    True
+    """
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS
+    except (OSError, IndexError):
+        return None
 
 
 def process_cpu_seconds(pid: int) -> float:
@@ -34,11 +48,8 @@ def process_cpu_seconds(pid: int) -> float:
     >>> process_cpu_seconds(os.getpid()) >= 0.0
     True
     """
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    read = parent_and_cpu_seconds(pid)
+    return 0.0 if read is None else read[1]
 
 
 class ProcessTreeClock:
