@@ -20,7 +20,7 @@ always empty.
 
 from __future__ import annotations
 
-from typing import Optional, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import chess
 import numpy as np
@@ -138,22 +138,4 @@ class WeightedBoards(Protocol):
 
     def weights(self) -> np.ndarray:
         """Shape ``(N,)`` float64, non-negative, summing to one, aligned with `piece_grid`."""
-        ...
-
-
-@runtime_checkable
-class Refillable(Protocol):
-    """A belief that holds boards back past a size cap (`Belief.is_exact` false) and folds them back in when told.
-
-    The board set keeps the parents its capped expansion left out in a backlog; a bot with
-    time to spare (pondering) calls `refill` so that the true board, which may descend from
-    one of them, comes back into the belief (:mod:`blindchess.beliefs.board_set`).
-    """
-
-    def refill(self, max_parents: Optional[int] = None) -> int:
-        """Fold up to `max_parents` held-back parents back in (None: no limit; all or nothing if it raises).
-
-        Returns:
-            How many were folded; 0 when none is held back or the belief has no room left.
-        """
         ...

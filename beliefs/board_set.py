@@ -28,9 +28,13 @@ only while the set holds fewer than ``max_boards`` boards, and one step adds at 
 
 - after every sense and own-move update, up to ``fold_parents`` parents (deterministic:
   the same events give the same set), where the filters have just made the set small;
-- whenever a caller has time (`refill`; the bots call it while the opponent thinks);
+- whenever a caller has time (`refill`);
 - and, without a parent limit, when an update would empty the set, until a board survives;
   only when set and backlog are both exhausted is `InconsistentObservationError` raised.
+
+A replay folds nothing itself: it stops at the event that empties it, and the parents its own
+capped expansions left out join the set's backlog (`_replay`), so a fold step costs at most one
+capped expansion or filter per event replayed.
 
 Why fold and not only recover when empty: without it a capped set that keeps a few
 boards never looks at its backlog again, so it can hold boards while the truth sits unexpanded
@@ -150,6 +154,7 @@ class BoardSet:
         self._log_mass = 0.0
         self._events: list[Observation] = []
         self._backlog: list[_BacklogEntry] = []
+        self._recovers = True  # False in a replay (`_replay`): an emptied set stays empty and raises nothing
 
     # ------------------------------------------------------------------ state
 
@@ -207,7 +212,7 @@ class BoardSet:
             self._own_move(observation)
         else:  # GameEnded
             return
-        if len(self) == 0:
+        if len(self) == 0 and self._recovers:
             self._fold(None, max_size=1)
             if len(self) == 0:
                 raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
@@ -465,8 +470,9 @@ class BoardSet:
         """`refill`'s steps while the set holds fewer than `max_size` boards (None: ``max_boards``), without its rollback.
 
         An update's own rollback covers it. An emptied set folds with ``max_size=1`` (until a
-        board survives), so a replay, whose own emptied sets recover that way, never holds more
-        than ``max_boards + 512`` boards, and a fold step adds no more than that.
+        board survives). A replay never holds more than ``max_boards + 512`` boards (its expansions
+        are capped and it folds nothing itself), so a fold step adds no more than that; the parents
+        the replay left out join this set's backlog, oldest first.
         """
         max_size = self.max_boards if max_size is None else max_size
         folded = 0
@@ -484,17 +490,25 @@ class BoardSet:
         return folded
 
     def _replay(self, entry: _BacklogEntry, max_boards: Optional[int]) -> BoardSet:
-        """A board set holding `entry`'s parents, run through every event from the one they missed (empty if none survives)."""
+        """A board set holding `entry`'s parents, run through every event from the one they missed (empty if none survives).
+
+        A replay does not fold: once an event empties it, it stops there and raises nothing, and the parents
+        its own capped expansions left out stay in its backlog for the caller to take over. So a fold step
+        costs at most one capped expansion or filter per event replayed, never a replay inside a replay.
+        """
         replay = BoardSet(max_boards=max_boards, move_model=self.move_model, fold_parents=0)
+        replay._recovers = False
         replay._color = self._color
         replay._events = list(self._events[: entry.event_index])
         replay._own, replay._turn, replay._log_mass = entry.own.copy(), entry.turn, entry.log_mass
         replay._opp, replay._castling, replay._ep, replay._weights = entry.opp, entry.castling, entry.ep, entry.weights
-        try:
-            for event in self._events[entry.event_index :]:
+        for event in self._events[entry.event_index :]:
+            try:
                 replay.update(event)
-        except InconsistentObservationError:
-            return BoardSet(max_boards=max_boards, move_model=self.move_model)
+            except InconsistentObservationError:  # an event no board of the replay allows: none survives
+                replay._keep(np.zeros(len(replay), dtype=bool))
+            if not len(replay):
+                break
         return replay
 
     def _merge(self, other: BoardSet) -> None:

@@ -38,7 +38,7 @@ import numpy as np
 from blindchess.arbiter.game.observations import GameStarted, MoveResult, Observation, OpponentMoved, SenseResult
 from blindchess.evaluation.stockfish import Engine
 
-from .base import N_CHANNELS, Belief, BeliefError, NotInitialisedError, Refillable, WeightedBoards
+from .base import N_CHANNELS, Belief, BeliefError, NotInitialisedError, WeightedBoards
 from .board_set import BoardSet
 from .drawn_boards import Rows
 
@@ -99,13 +99,6 @@ class Weighted:
         self.inner.update(observation)  # type: ignore[attr-defined]
         self.weighting.update(observation)
         self._cached = None
-
-    def refill(self, max_parents: Optional[int] = None) -> int:
-        """The wrapped belief's `Refillable.refill` (0 if it holds nothing back); the weighting follows events, not boards."""
-        if not isinstance(self.inner, Refillable):
-            return 0
-        self._cached = None
-        return self.inner.refill(max_parents)
 
     def piece_grid(self) -> np.ndarray:
         return self._grid_and_weights()[0]

@@ -36,10 +36,7 @@ also hands the selector the game's search rule (`TimeManager.search_rule`, in `M
 Without a manager, each keeps its own fixed plan.
 
 Thinking on the opponent's turn (`ponder`, run by :mod:`blindchess.arbiter.sandbox.pondering` between
-our move and our next turn): a belief that held boards back past its size cap (`Refillable`, the
-board set's backlog) first folds them back in steps of `PONDER_FOLD_PARENTS` parents (milliseconds
-to tens of milliseconds each, ``stop`` checked between them) until none is left or the belief is full, so
-that the true board is not left out for want of time on our own clock. Then the bot expands a copy of its belief over every opponent move
+our move and our next turn): the bot expands a copy of its belief over every opponent move
 that captures nothing, the answer to the most common next event. When that event comes
 (``OpponentMoved(None)``) the copy replaces the belief instead of expanding it again; after a
 capture the copy is dropped and the belief expands as usual. The expansion is the costliest
@@ -78,7 +75,7 @@ from blindchess.arbiter import (
     Square,
 )
 from blindchess.arbiter.rules.fast_actions import move_actions as own_move_actions
-from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError, Refillable
+from blindchess.beliefs.base import Belief, BeliefError, MalformedObservationError
 from blindchess.beliefs.samples import draw
 from blindchess.moving.base import CoverageReporter, MoveContext, MoveSelector, PonderingSelector
 from blindchess.moving.time_management import Allotment, TimeManager, difficulty
@@ -88,10 +85,6 @@ from .game_state import GameState
 from .random_bot import SeedLike
 
 logger = logging.getLogger(__name__)
-
-PONDER_FOLD_PARENTS = 2_000
-"""Backlog parents one pondering fold step replays: 9 CPU ms at the median in ``strangefish2-120/g1`` at turn 15
-(2 to 20 microseconds a parent, by the events replayed; docs/champion.md, "Where the regret comes from")."""
 
 
 class BeliefBot(ObservingPlayer):
@@ -178,7 +171,7 @@ class BeliefBot(ObservingPlayer):
                     self.sense_planner.close()
 
     def ponder(self, stop: threading.Event) -> None:
-        """Fold the belief's held-back boards in, then expand a copy over the opponent's non-capturing moves (module docstring).
+        """Expand a copy of the belief over the opponent's non-capturing moves (see the module docstring).
 
         One expansion, not interruptible: if our turn starts first, the arbiter's wrapper
         waits for it on our clock, and the turn then uses it.
@@ -186,11 +179,6 @@ class BeliefBot(ObservingPlayer):
         if stop.is_set() or self.game.belief_stale:
             return
         origin = self.belief
-        if isinstance(origin, Refillable):
-            while not stop.is_set() and origin.refill(PONDER_FOLD_PARENTS):
-                pass
-        if stop.is_set():
-            return
         expanded = origin.copy()
         try:
             expanded.update(OpponentMoved(None))

@@ -130,9 +130,9 @@ class BeliefConfig(Settings):
     StrangeFish2 records (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
     max_boards: int = 60_000
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
-    fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty, or while pondering")] = 20_000
+    fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty")] = 20_000
     """Parents past the cap that each sense and own-move update folds back into the board set (`BoardSet`'s
-    ``fold_parents``; pondering folds the rest). In ``strangefish2-120/g1`` it brings the true board back two
+    ``fold_parents``). In ``strangefish2-120/g1`` it brings the true board back two
     turns sooner, for 0.18 CPU s the longest update; 2,000 let the backlog outgrow the fold (docs/champion.md,
     "Where the regret comes from")."""
     switch_boards: int = 50_000

@@ -11,14 +11,13 @@ colour's events in order, no pondering) for each arm, and prints, at each own tu
   replayed only when the set runs empty;
 * ``fold N``: each sense and own-move update folds up to N backlog parents (the flagship's
   default is 20,000);
-* ``+ ponder``: the default, plus what `BeliefBot.ponder` folds while the opponent thinks
-  (`refill` in steps of `PONDER_FOLD_PARENTS` until the backlog is empty or the set full),
-  run after each own move (the selector's pondering, which only scores positions, is left out).
+* ``all``: each of those updates folds until the backlog is empty or the set full (`BoardSet.refill`
+  without a limit after the update: what a bot with time to spare could do).
 
 The last columns are the CPU seconds of this process (the updates are single-threaded, so a loaded
 machine slows them less than their wall time) the arm's updates took over those turns, their folds
 included, their ratio to ``old``'s in the same run, the longest update, and the CPU seconds of the
-ponder arm's folds (on the opponent's time in a game)::
+``all`` arm's extra folds::
 
     python3 experiments/backlog_truth.py ../shared/games/strangefish2-120/g1-game-001-flagship-vs-StrangeFish2.json
 """
@@ -35,9 +34,8 @@ import chess
 
 from blindchess.arbiter.game.history import GameHistory, Turn
 from blindchess.arbiter.game.observations import MoveResult, OpponentMoved, SenseResult
-from blindchess.beliefs import BoardSet, Refillable
+from blindchess.beliefs import BoardSet
 from blindchess.beliefs.samples import board_grid
-from blindchess.bots.belief_bot import PONDER_FOLD_PARENTS
 from blindchess.bots.flagship import FlagshipBot
 
 
@@ -48,17 +46,17 @@ def truth_rows(belief: BoardSet, truth: chess.Board) -> int:
 
 @dataclass
 class Arm:
-    """One arm's row: a cell per turn ('yes'/'no', boards/backlog parents), and the seconds its updates and ponder folds took."""
+    """One arm's row: a cell per turn ('yes'/'no', boards/backlog parents), and the seconds its updates and extra folds took."""
 
     label: str
     cells: list[str] = field(default_factory=list)
     updates: float = 0.0
     longest: float = 0.0
-    pondered: float = 0.0
+    extra: float = 0.0
 
 
-def replay(history: GameHistory, color: chess.Color, turns: range, label: str, settings: dict[str, Any], ponder: bool) -> Arm:
-    """Feed the flagship `color`'s events (folding as pondering would after each own move if `ponder`); `Arm` over `turns`."""
+def replay(history: GameHistory, color: chess.Color, turns: range, label: str, settings: dict[str, Any], fold_all: bool) -> Arm:
+    """Feed the flagship `color`'s events (folding the whole backlog after each sense and own move if `fold_all`); `Arm` over `turns`."""
     bot = FlagshipBot(0, **settings)
     bot.handle_game_start(color, chess.Board(history.starting_fen), "opponent")
     arm, turn = Arm(label), -1
@@ -70,12 +68,12 @@ def replay(history: GameHistory, color: chess.Color, turns: range, label: str, s
         bot.observe(event)
         updated = time.process_time()
         belief = bot.belief
-        if ponder and isinstance(event, MoveResult) and isinstance(belief, Refillable):
-            while belief.refill(PONDER_FOLD_PARENTS):
-                pass
+        if fold_all and isinstance(event, (SenseResult, MoveResult)):
+            assert isinstance(belief, BoardSet)
+            belief.refill()
         if turn in turns:
             arm.updates, arm.longest = arm.updates + updated - started, max(arm.longest, updated - started)
-            arm.pondered += time.process_time() - updated
+            arm.extra += time.process_time() - updated
             if isinstance(event, SenseResult):
                 assert isinstance(belief, BoardSet)
                 found = truth_rows(belief, history.truth_board_before_move(Turn(color, turn)))
@@ -96,14 +94,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     turns = range(args.turns[0], args.turns[1] + 1)
     arms = [("old", {"belief": {"fold_parents": 0}}, False)]
     arms += [(f"fold {n:,}", {"belief": {"fold_parents": n}}, False) for n in args.folds]
-    arms += [("default + ponder", {}, True)]
-    rows = [replay(history, color, turns, label, settings, ponder) for label, settings, ponder in arms]
+    arms += [("all", {}, True)]
+    rows = [replay(history, color, turns, label, settings, fold_all) for label, settings, fold_all in arms]
     print(f"{args.game} ({'White' if color else 'Black'}): truth's pieces in the belief after each sense, boards/backlog parents\n")
-    figures = ["updates (CPU s)", "ratio to old", "longest update (CPU ms)", "ponder folds (CPU s)"]
+    figures = ["updates (CPU s)", "ratio to old", "longest update (CPU ms)", "extra folds (CPU s)"]
     columns = ["arm", *(f"turn {turn}" for turn in turns), *figures]
     print("| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|")
     for arm in rows:
-        measured = f"{arm.updates:.2f} | {arm.updates / rows[0].updates:.1f} | {1000 * arm.longest:.0f} | {arm.pondered:.2f}"
+        measured = f"{arm.updates:.2f} | {arm.updates / rows[0].updates:.1f} | {1000 * arm.longest:.0f} | {arm.extra:.2f}"
         print(f"| {arm.label} | " + " | ".join(arm.cells) + f" | {measured} |")
     return 0
 

@@ -1,4 +1,4 @@
-"""`BeliefBot.ponder` beyond the expansion: the backlog folded in, the next sense chosen ahead, the selector's positions scored."""
+"""`BeliefBot.ponder` beyond the belief: the next sense chosen ahead, and the selector's positions scored ahead."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import chess
 import numpy as np
 import pytest
 
-from blindchess.arbiter import LocalGame, MoveResult, play_local_game
+from blindchess.arbiter import LocalGame, play_local_game
 from blindchess.arbiter.rules.fast_actions import move_actions as move_actions_of
 from blindchess.arbiter.types import Square, WinReason
 from blindchess.beliefs import BoardSet
 from blindchess.beliefs.base import Belief
-from blindchess.beliefs.observed_games import play_random_game
 from blindchess.bots.belief_bot import BeliefBot
 from blindchess.bots.flagship_config import FAST_FLAGSHIP
 from blindchess.bots.random_bot import RandomBot
@@ -83,29 +82,4 @@ def test_the_pondered_sense_is_taken_only_on_the_belief_it_was_chosen_on(capture
     sense = bot.choose_sense(sense_actions, move_actions_of(board), 899.0)
     assert (len(planner.beliefs), bot.pondered_senses) == ((3, 0) if captured else (2, 1))
     assert planner.beliefs[-1] is bot.belief and sense in sense_actions
-    bot.move_selector.close()
-
-
-@pytest.mark.parametrize("stopped", [False, True])
-def test_pondering_folds_the_backlog_back_in_unless_stopped(stopped: bool) -> None:
-    """A bot whose set left the truth in its backlog (no fold on its own clock) gets it back while the opponent thinks.
-
-    Black's third turn of this seeded random game expands past the cap of 200 and keeps 5 boards, not the truth
-    (tests/unit/beliefs/test_board_set_backlog.py); a ponder that is told to stop at once folds nothing.
-    """
-    game = play_random_game(np.random.default_rng(1), full_turn_limit=3, sense_probability=0.9)
-    events, truths = game.events[chess.BLACK], game.truth[chess.BLACK]
-    selector = StockfishMoveSelector(FAST_FLAGSHIP.selector)
-    bot = BeliefBot(lambda: BoardSet(max_boards=200, fold_parents=0), RandomSensePlanner(), selector, rng=1)
-    for event in events[:10]:  # through Black's third move
-        bot.observe(event)
-    belief = bot.belief
-    assert isinstance(belief, BoardSet) and isinstance(events[9], MoveResult)
-    assert truths[9] not in belief and len(belief) < 200
-    stop = threading.Event()
-    if stopped:
-        stop.set()
-    bot.ponder(stop)
-    assert bot.belief is belief and (truths[9] in belief) is (belief.is_exact) is (not stopped)
-    assert (bot.game.pondered is not None) is (not stopped)
     bot.move_selector.close()
