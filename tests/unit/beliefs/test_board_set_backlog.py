@@ -7,6 +7,8 @@ holds every board consistent with them (itself checked against the reference els
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import chess
 import numpy as np
 import pytest
@@ -133,3 +135,30 @@ def test_refill_on_an_exact_set_does_nothing_and_negative_counts_are_refused() -
         belief.refill(-1)
     with pytest.raises(ValueError, match="fold_parents must be non-negative, got -1"):
         BoardSet(fold_parents=-1)
+
+
+def test_no_replay_runs_inside_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: a replay whose set ran empty used to fold its own backlog, a replay inside the replay (seven deep
+    in one profile), and a fold's cost grew with each level. Now a replay stops where it empties, and the parents it
+    left out join the set's backlog: every replay is called by a set of the game, none by a replay."""
+    replay, depth, deepest, calls = BoardSet._replay, [0], [0], [0]
+
+    def counted(self: BoardSet, entry: Any, max_boards: Optional[int]) -> BoardSet:
+        depth[0] += 1
+        calls[0] += 1
+        deepest[0] = max(deepest[0], depth[0])
+        try:
+            return replay(self, entry, max_boards)
+        finally:
+            depth[0] -= 1
+
+    monkeypatch.setattr(BoardSet, "_replay", counted)
+    for seed in range(8):
+        game = play_random_game(np.random.default_rng(seed), full_turn_limit=3, sense_probability=0.9)
+        for color in (chess.WHITE, chess.BLACK):
+            belief = BoardSet(max_boards=50, fold_parents=30)
+            for event, truth in zip(game.events[color], game.truth[color], strict=True):
+                belief.update(event)
+                if not isinstance(event, GameEnded):
+                    assert truth in belief.exact()
+    assert calls[0] > 50 and deepest[0] == 1
