@@ -17,11 +17,35 @@ board); updates are, with ``B`` the set and ``w`` the weights:
 
 Size cap and backlog: an opponent turn expands parents in order; once the children
 generated (before merging duplicates) reach ``max_boards`` the parents not yet expanded go to a backlog with the index of
-the event they missed, and ``is_exact`` turns false. When an update would empty the
-set, the backlog is replayed (oldest first) through every event since; only when
-set and backlog are both exhausted is `InconsistentObservationError` raised.
-`exact()` replays the whole backlog without a cap, so the truth is always
-recoverable.
+the event they missed, and ``is_exact`` turns false. The true board may descend from a
+parent in the backlog, so the backlog is folded back (`refill`): its oldest parents are
+replayed through every event since (each replayed expansion capped at ``max_boards``
+children like the set's own, its overflow going back to the backlog), and the boards that
+survive are merged into the set (duplicates merged, weights summed). A fold step starts
+only while the set holds fewer than ``max_boards`` boards, and one step adds at most
+``max_boards + 512`` (a capped expansion's worth), so a set that folded holds at most
+``2 * max_boards + 512`` boards; a set whose backlog is empty is exact again. Folding runs
+
+- after every sense and own-move update, up to ``fold_parents`` parents (deterministic:
+  the same events give the same set), where the filters have just made the set small;
+- whenever a caller has time (`refill`);
+- and, without a parent limit, when an update would empty the set, until a board survives;
+  only when set and backlog are both exhausted is `InconsistentObservationError` raised.
+
+A replay folds nothing itself: it stops at the event that empties it, and the parents its own
+capped expansions left out join the set's backlog (`_replay`), so a fold step costs at most one
+capped expansion or filter per event replayed.
+
+Why fold and not only recover when empty: without it a capped set that keeps a few
+boards never looks at its backlog again, so it can hold boards while the truth sits unexpanded
+in the backlog for the rest of the game (``strangefish2-120/g1``, docs/champion.md,
+"Where the regret comes from"). `exact()` replays the whole backlog without a cap.
+
+Weights past the cap: every normalisation divides the weights by their sum ``Z`` and adds
+``log Z`` to the set's log mass ``L``, so ``exp(L) * w(s)`` is the unnormalised weight of
+board ``s`` on one scale for the set and for every backlog entry (which keeps its ``L``).
+Merging a replayed entry rescales both parts to the larger ``L`` before summing, so a
+fully folded set has the weights of an uncapped one (up to rounding).
 
 An update that raises leaves the set exactly as it was (the `Belief` contract), without
 copying it: events are checked first (:func:`~blindchess.beliefs.validation.check_event`),
@@ -36,7 +60,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import chess
@@ -71,7 +95,7 @@ _CHUNK_ROWS = 1 << 20
 
 @dataclass(frozen=True)
 class _BacklogEntry:
-    """Parents left unexpanded at event ``event_index`` (an `OpponentMoved`)."""
+    """Parents left unexpanded at event ``event_index`` (an `OpponentMoved`), their weights on the scale ``log_mass``."""
 
     event_index: int
     own: np.ndarray
@@ -80,6 +104,20 @@ class _BacklogEntry:
     castling: np.ndarray
     ep: np.ndarray
     weights: np.ndarray
+    log_mass: float
+
+    def __len__(self) -> int:
+        return int(self.opp.shape[0])
+
+    def split(self, n: int) -> tuple[_BacklogEntry, Optional[_BacklogEntry]]:
+        """The first `n` parents, and the rest (None if none is left)."""
+        if n >= len(self):
+            return self, None
+        head, rest = (
+            replace(self, opp=self.opp[a:b], castling=self.castling[a:b], ep=self.ep[a:b], weights=self.weights[a:b])
+            for a, b in ((0, n), (n, len(self)))
+        )
+        return head, rest
 
 
 class BoardSet:
@@ -91,12 +129,19 @@ class BoardSet:
             outcome of a board equally likely), as in `ParticleFilter` and `HybridBelief`, so
             the same boards get the same entropy in all three. None: unweighted, every
             consistent board equally likely.
+        fold_parents: how many backlog parents each sense and own-move update folds back
+            (see the module docstring); 0 folds only when the set runs empty or `refill` is called.
     """
 
-    def __init__(self, max_boards: Optional[int] = 4_000_000, move_model: Optional[OpponentMoveModel] = UNIFORM) -> None:
+    def __init__(
+        self, max_boards: Optional[int] = 4_000_000, move_model: Optional[OpponentMoveModel] = UNIFORM, fold_parents: int = 20_000
+    ) -> None:
         if max_boards is not None and max_boards < 1:
             raise ValueError(f"max_boards must be positive or None, got {max_boards!r}")
+        if fold_parents < 0:
+            raise ValueError(f"fold_parents must be non-negative, got {fold_parents!r}")
         self.max_boards = max_boards
+        self.fold_parents = fold_parents
         self.move_model = move_model
         self._scores = (move_model or UNIFORM).scores
         self._color: Optional[chess.Color] = None
@@ -106,8 +151,10 @@ class BoardSet:
         self._castling = np.zeros(0, dtype=np.uint8)
         self._ep = np.zeros(0, dtype=np.int8)
         self._weights = np.zeros(0, dtype=np.float64)
+        self._log_mass = 0.0
         self._events: list[Observation] = []
         self._backlog: list[_BacklogEntry] = []
+        self._recovers = True  # False in a replay (`_replay`): an emptied set stays empty and raises nothing
 
     # ------------------------------------------------------------------ state
 
@@ -165,18 +212,22 @@ class BoardSet:
             self._own_move(observation)
         else:  # GameEnded
             return
-        if len(self) == 0:
-            self._recover(observation)
+        if len(self) == 0 and self._recovers:
+            self._fold(None, max_size=1)
+            if len(self) == 0:
+                raise InconsistentObservationError(f"no board is consistent with the observations after {observation!r}")
+        if not isinstance(observation, OpponentMoved):
+            self._fold(self.fold_parents)
 
     def _state(self) -> tuple[Any, ...]:
         """What an update may replace: references only (see the module docstring), and the event count."""
         return (
-            self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights,
+            self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights, self._log_mass,
             list(self._backlog), self._events, len(self._events),
         )  # fmt: skip
 
     def _restore(self, state: tuple[Any, ...]) -> None:
-        (self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights,
+        (self._color, self._turn, self._own, self._opp, self._castling, self._ep, self._weights, self._log_mass,
          self._backlog, self._events, events) = state  # fmt: skip
         del self._events[events:]
 
@@ -194,14 +245,14 @@ class BoardSet:
         self._opp = np.array([piece_bitboards(board, not color) for board in boards], dtype=np.uint64)
         self._castling = np.array([castling_bits(board.castling_rights) for board in boards], dtype=np.uint8)
         self._ep = np.array([board.ep_square if board.ep_square is not None else -1 for board in boards], dtype=np.int8)
-        self._weights = np.ones(len(boards))
+        self._weights, self._log_mass = np.ones(len(boards)), 0.0
         self._opp, self._castling, self._ep, self._weights = self._dedup(self._opp, self._castling, self._ep, self._weights)
         self._backlog = []
 
     @classmethod
     def from_boards(
         cls, color: chess.Color, boards: list[chess.Board], max_boards: Optional[int] = 4_000_000,
-        move_model: Optional[OpponentMoveModel] = UNIFORM,
+        move_model: Optional[OpponentMoveModel] = UNIFORM, fold_parents: int = 20_000,
     ) -> BoardSet:
         """A set holding `boards` (equally likely) for the player of `color`, as if observed so far.
 
@@ -211,7 +262,7 @@ class BoardSet:
         """
         if not boards:
             raise ValueError("from_boards needs at least one board")
-        belief = cls(max_boards=max_boards, move_model=move_model)
+        belief = cls(max_boards=max_boards, move_model=move_model, fold_parents=fold_parents)
         belief._load(color, boards)
         return belief
 
@@ -264,6 +315,7 @@ class BoardSet:
                         self._castling[start:].copy(),
                         self._ep[start:].copy(),
                         self._weights[start:].copy(),
+                        self._log_mass,
                     )
                 )
                 logger.info("board set capped at %d boards; %d parents to the backlog", children, parents - start)
@@ -279,10 +331,13 @@ class BoardSet:
     def _dedup(
         self, opp: np.ndarray, castling: np.ndarray, ep: np.ndarray, weights: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct rows, weights summed and normalised (weighted sets: the sum goes to the log mass)."""
         keep, summed = board_set_updates.unique_rows(opp, castling, ep, weights, self.move_model is not None)
         summed = summed[keep]
         if self.move_model is not None and summed.size:
-            summed = summed / summed.sum()
+            total = summed.sum()
+            summed = summed / total
+            self._log_mass += float(np.log(total))
         return opp[keep], castling[keep], ep[keep], summed
 
     def _keep(self, mask: np.ndarray) -> None:
@@ -385,48 +440,99 @@ class BoardSet:
 
     # ------------------------------------------------------------------ backlog
 
-    def _recover(self, event: Observation) -> None:
-        """Refill an emptied set from the backlog (oldest first), or raise when nothing is left."""
-        while self._backlog:
-            entry = self._backlog.pop(0)
-            replayed = self._replay(entry, self.max_boards)
-            if len(replayed):
-                logger.info("board set refilled from the backlog: %d boards", len(replayed))
-                self._adopt(replayed, keep_backlog=True)
-                return
-        raise InconsistentObservationError(f"no board is consistent with the observations after {event!r}")
+    def refill(self, max_parents: Optional[int] = None) -> int:
+        """Fold backlog parents back into the set, oldest first (see the module docstring); if it raises, the set is unchanged.
+
+        Steps run while the backlog has parents, fewer than `max_parents` (None: no limit)
+        were expanded and the set holds fewer than ``max_boards`` boards; a step costs at
+        most one capped expansion and filter per event replayed. For callers with time to
+        spare, such as a bot while its opponent thinks; call it again to fold more.
+
+        Returns:
+            How many backlog parents were expanded (0: nothing to fold, or the set is full).
+        """
+        if max_parents is not None and max_parents < 0:
+            raise ValueError(f"max_parents must be non-negative or None, got {max_parents!r}")
+        self._require_started()
+        before = self._state()
+        try:
+            return self._fold(max_parents)
+        except BaseException:
+            self._restore(before)
+            raise
+
+    @property
+    def backlog_parents(self) -> int:
+        """How many parents wait in the backlog (0 exactly when `is_exact`)."""
+        return sum(len(entry) for entry in self._backlog)
+
+    def _fold(self, max_parents: Optional[int], max_size: Optional[int] = None) -> int:
+        """`refill`'s steps while the set holds fewer than `max_size` boards (None: ``max_boards``), without its rollback.
+
+        An update's own rollback covers it. An emptied set folds with ``max_size=1`` (until a
+        board survives). A replay never holds more than ``max_boards + 512`` boards (its expansions
+        are capped and it folds nothing itself), so a fold step adds no more than that; the parents
+        the replay left out join this set's backlog, oldest first.
+        """
+        max_size = self.max_boards if max_size is None else max_size
+        folded = 0
+        while self._backlog and (max_parents is None or folded < max_parents):
+            if max_size is not None and len(self) >= max_size:
+                break
+            head, rest = self._backlog[0].split(len(self._backlog[0]) if max_parents is None else max_parents - folded)
+            replayed = self._replay(head, self.max_boards)
+            returned = [entry for entry in replayed._backlog if entry.event_index == head.event_index]
+            folded += len(head) - sum(len(entry) for entry in returned)
+            backlog = self._backlog[1:] + replayed._backlog + ([] if rest is None else [rest])
+            self._backlog = sorted(backlog, key=lambda entry: entry.event_index)  # stable: oldest first
+            self._merge(replayed)
+            logger.debug("board set folded %d backlog parents: %d boards, %d parents left", len(head), len(self), self.backlog_parents)
+        return folded
 
     def _replay(self, entry: _BacklogEntry, max_boards: Optional[int]) -> BoardSet:
-        """A board set holding `entry`'s parents, run through every event from the one they missed."""
-        replay = BoardSet(max_boards=max_boards, move_model=self.move_model)
+        """A board set holding `entry`'s parents, run through every event from the one they missed (empty if none survives).
+
+        A replay does not fold: once an event empties it, it stops there and raises nothing, and the parents
+        its own capped expansions left out stay in its backlog for the caller to take over. So a fold step
+        costs at most one capped expansion or filter per event replayed, never a replay inside a replay.
+        """
+        replay = BoardSet(max_boards=max_boards, move_model=self.move_model, fold_parents=0)
+        replay._recovers = False
         replay._color = self._color
         replay._events = list(self._events[: entry.event_index])
-        replay._own, replay._turn = entry.own.copy(), entry.turn
+        replay._own, replay._turn, replay._log_mass = entry.own.copy(), entry.turn, entry.log_mass
         replay._opp, replay._castling, replay._ep, replay._weights = entry.opp, entry.castling, entry.ep, entry.weights
-        try:
-            for event in self._events[entry.event_index :]:
+        for event in self._events[entry.event_index :]:
+            try:
                 replay.update(event)
-        except InconsistentObservationError:
-            return BoardSet(max_boards=max_boards, move_model=self.move_model)
+            except InconsistentObservationError:  # an event no board of the replay allows: none survives
+                replay._keep(np.zeros(len(replay), dtype=bool))
+            if not len(replay):
+                break
         return replay
 
-    def _adopt(self, other: BoardSet, keep_backlog: bool) -> None:
-        self._opp, self._castling, self._ep, self._weights = other._opp, other._castling, other._ep, other._weights
-        self._own, self._turn = other._own.copy(), other._turn
-        self._backlog = (self._backlog if keep_backlog else []) + other._backlog
+    def _merge(self, other: BoardSet) -> None:
+        """Take `other`'s boards (the same events followed) into the set, on one weight scale (module docstring)."""
+        if not len(other):
+            return
+        if not len(self):
+            self._opp, self._castling, self._ep, self._weights = other._opp, other._castling, other._ep, other._weights
+            self._own, self._turn, self._log_mass = other._own.copy(), other._turn, other._log_mass
+            return
+        scale = max(self._log_mass, other._log_mass)
+        weights = np.concatenate([self._weights * np.exp(self._log_mass - scale), other._weights * np.exp(other._log_mass - scale)])
+        self._log_mass = scale
+        pairs = ((self._opp, other._opp), (self._castling, other._castling), (self._ep, other._ep))
+        opp, castling, ep = (np.concatenate(pair) for pair in pairs)
+        self._opp, self._castling, self._ep, self._weights = self._dedup(opp, castling, ep, weights)
 
     def exact(self) -> BoardSet:
         """The exact set: this set plus every backlog entry replayed without a cap (can be large)."""
         result = self.copy()
         result.max_boards = None
-        parts = [(result._opp, result._castling, result._ep, result._weights)]
         for entry in self._backlog:
-            replayed = self._replay(entry, None)
-            parts.append((replayed._opp, replayed._castling, replayed._ep, replayed._weights))
+            result._merge(self._replay(entry, None))
         result._backlog = []
-        result._opp, result._castling, result._ep, result._weights = result._dedup(*self._concat(parts))
-        if self.move_model is None:
-            result._weights = np.ones(len(result))
         return result
 
     # ------------------------------------------------------------------ queries
@@ -507,7 +613,7 @@ class BoardSet:
         beliefs that keep a sample of this set's boards.
         """
         self._require_started()
-        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
+        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model, fold_parents=self.fold_parents)
         other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
         other._opp, other._castling = self._opp[indices], self._castling[indices]
         other._ep, other._weights = self._ep[indices], self._weights[indices]
@@ -522,8 +628,9 @@ class BoardSet:
         makes a copy O(1) in the number of boards (the particle filter and the hybrid keep
         copies as snapshots every turn). Backlog entries are immutable and shared too.
         """
-        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model)
+        other = BoardSet(max_boards=self.max_boards, move_model=self.move_model, fold_parents=self.fold_parents)
         other._color, other._turn, other._own = self._color, self._turn, self._own.copy()
         other._opp, other._castling, other._ep, other._weights = self._opp, self._castling, self._ep, self._weights
+        other._log_mass = self._log_mass
         other._events, other._backlog = list(self._events), list(self._backlog)
         return other

@@ -36,10 +36,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any
 
 from blindchess.beliefs import Belief, BoardSet, HybridBelief, StockfishSigmoid, weighted
-from blindchess.config_tree import ConfigError, Count, Settings, override
+from blindchess.config_tree import Bound, ConfigError, Count, Settings, override
 from blindchess.errors import did_you_mean
 from blindchess.evaluation.stockfish import Engine
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
@@ -59,7 +59,7 @@ from .roster import BOTS
 
 
 def _board_set(config: BeliefConfig) -> Belief:
-    return BoardSet(max_boards=config.max_boards, move_model=None)
+    return BoardSet(max_boards=config.max_boards, move_model=None, fold_parents=config.fold_parents)
 
 
 def _hybrid(config: BeliefConfig) -> Belief:
@@ -69,7 +69,7 @@ def _hybrid(config: BeliefConfig) -> Belief:
 def _learned(config: BeliefConfig) -> Belief:
     from blindchess.beliefs import LearnedPrior  # torch, on first use
 
-    return weighted(BoardSet(max_boards=config.max_boards, move_model=None), LearnedPrior())
+    return weighted(BoardSet(max_boards=config.max_boards, move_model=None, fold_parents=config.fold_parents), LearnedPrior())
 
 
 _SIGMOID_ENGINE: dict[str, Engine] = {}
@@ -80,7 +80,7 @@ def _stockfish(config: BeliefConfig) -> Belief:
     if "engine" not in _SIGMOID_ENGINE:
         _SIGMOID_ENGINE["engine"] = Engine(cache_size=1 << 16)
     sigmoid = StockfishSigmoid(_SIGMOID_ENGINE["engine"], max_boards=config.sigmoid_boards)
-    return weighted(BoardSet(max_boards=config.max_boards, move_model=None), sigmoid)
+    return weighted(BoardSet(max_boards=config.max_boards, move_model=None, fold_parents=config.fold_parents), sigmoid)
 
 
 BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {
@@ -130,6 +130,11 @@ class BeliefConfig(Settings):
     StrangeFish2 records (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
     max_boards: int = 60_000
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
+    fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty")] = 20_000
+    """Parents past the cap that each sense and own-move update folds back into the board set (`BoardSet`'s
+    ``fold_parents``). In ``strangefish2-120/g1`` it brings the true board back two
+    turns sooner, for 0.18 CPU s the longest update; 2,000 let the backlog outgrow the fold (docs/champion.md,
+    "Where the regret comes from")."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
