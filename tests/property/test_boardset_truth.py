@@ -32,7 +32,7 @@ def test_truth_in_the_exact_set_over_400_games(block: int) -> None:
     for seed in range(block * GAMES // 2, (block + 1) * GAMES // 2):
         game = play_random_game(np.random.default_rng(seed), full_turn_limit=6)
         for color in (chess.WHITE, chess.BLACK):
-            belief = BoardSet(max_boards=CAP)
+            belief = BoardSet(max_boards=CAP, fold_parents=CAP // 3)  # the flagship's ratio (20,000 for a 60,000 cap)
             for event, truth in zip(game.events[color], game.truth[color], strict=True):
                 belief.update(event)
                 if isinstance(event, GameEnded):
