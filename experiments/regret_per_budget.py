@@ -362,10 +362,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     scores = ScoreFile(args.scores)
     if args.from_rows is not None:
         try:
-            arms = arms_from_rows(args.from_rows, scores, args.depth)
+            arms, left_out = arms_from_rows(args.from_rows, scores, args.depth)
         except (OSError, ValueError) as error:
             parser.error(str(error))
-        print(f"{len(arms[0].regrets)} positions read from {args.from_rows}\n")
+        print(f"{len(arms[0].regrets)} positions read from {args.from_rows}")
+        if left_out:
+            print(f"left out, not finished in every setting and budget: positions {', '.join(map(str, left_out))}")
+        print()
     else:
         found = sample(decisions(args.histories, args.player), args.positions, args.seed)
         if args.shard[1] > 1 and args.rows is None:

@@ -82,7 +82,8 @@ def paired(mine: Sequence[float], base: Sequence[float]) -> str:
     >>> paired([10.0, 30.0, 20.0], [0.0, 10.0, 20.0])
     '+10 (6)'
     """
-    differences = [a - b for a, b in zip(mine, base, strict=False)]
+    both = min(len(mine), len(base))  # an arm on fewer positions holds the first ones (the module docstring)
+    differences = [a - b for a, b in zip(mine[:both], base[:both], strict=True)]
     error = statistics.stdev(differences) / math.sqrt(len(differences)) if len(differences) > 1 else math.nan
     return f"{statistics.mean(differences):+.0f} ({error:.0f})"
 
@@ -101,9 +102,10 @@ def paired_table(arms: Sequence[Arm]) -> str:
     for arm in arms:
         first = next(other for other in arms if other.budget == arm.budget)
         smallest = min((other for other in arms if other.label == arm.label), key=lambda other: other.budget)
-        moved = [a != b for a, b in zip(arm.senses, smallest.senses, strict=False)]
-        changes = [abs(a - b) for a, b in zip(arm.regrets, smallest.regrets, strict=False)]
-        share = sum(change for change, elsewhere in zip(changes, moved, strict=False) if elsewhere) / max(1, sum(changes))
+        both = min(len(arm.regrets), len(smallest.regrets))
+        moved = [a != b for a, b in zip(arm.senses[:both], smallest.senses[:both], strict=True)]
+        changes = [abs(a - b) for a, b in zip(arm.regrets[:both], smallest.regrets[:both], strict=True)]
+        share = sum(change for change, elsewhere in zip(changes, moved, strict=True) if elsewhere) / max(1, sum(changes))
         rows.append(
             f"| {arm.label} | {arm.budget:g} | {paired(arm.regrets, first.regrets)} | {paired(arm.regrets, smallest.regrets)} "
             f"| {sum(moved)} of {len(moved)} ({share:.0%}) |"
@@ -202,9 +204,29 @@ def read_rows(path: Path, budgets: Optional[set[float]] = None, setting: Optiona
     return rows
 
 
-def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
+def unfinished(rows: Sequence[Row]) -> list[int]:
+    """The positions some arm lacks while it holds a later one, in order.
+
+    Arms hold their positions in drawn order, one arm's being the first of another's (``--few``), so that
+    tables pair them by index. Rows of shards stopped part way break that: a shard cut off in the middle
+    of a position has written it for some arms only, while the other shards went on. Those positions
+    are left out of every arm.
+
+    >>> rows = [Row(p, "g", True, 1, s, 2.0, None, None, 0, 0.0, 0.0) for p, s in [(0, "a"), (0, "b"), (1, "a"), (2, "a"), (2, "b")]]
+    >>> unfinished(rows)
+    [1]
+    """
+    held: dict[tuple[str, float], set[int]] = {}
+    for row in rows:
+        held.setdefault((row.setting, row.budget), set()).add(row.position)
+    every = {row.position for row in rows}
+    return sorted({p for positions in held.values() for p in every - positions if p < max(positions)})
+
+
+def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> tuple[list[Arm], list[int]]:
     """The arms of a run, from the JSON lines it wrote and the true-board values it kept (at `depth`), positions
-    in their drawn order (rows of ``--shard`` runs may be joined in any order).
+    in their drawn order (rows of ``--shard`` runs may be joined in any order), and the `unfinished` positions
+    left out of them.
 
     Raises:
         RowsError: the file cannot be read, or a line is not a row (`read_rows`).
@@ -212,7 +234,11 @@ def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
     """
     arms: dict[tuple[str, float], Arm] = {}
     histories: dict[str, GameHistory] = {}
-    for row in sorted(read_rows(path), key=lambda row: row.position):  # shards' rows joined: in position order
+    rows = read_rows(path)
+    left_out = unfinished(rows)
+    for row in sorted(rows, key=lambda row: row.position):  # shards' rows joined: in position order
+        if row.position in left_out:
+            continue
         history = histories.setdefault(row.game, GameHistory.from_file(row.game))
         truth = history.truth_board_before_move(Turn(row.color, row.turn))
         values = scores.known(truth, depth)
@@ -226,4 +252,4 @@ def arms_from_rows(path: Path, scores: ScoreFile, depth: int) -> list[Arm]:
         arm.cpu.append(row.cpu)
         arm.wall.append(row.wall)
         arm.senses.append(row.sense)
-    return list(arms.values())
+    return list(arms.values()), left_out

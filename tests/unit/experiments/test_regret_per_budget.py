@@ -103,6 +103,30 @@ def test_shards_play_every_position_once_and_their_joined_rows_read_back_in_orde
         main([*common, "--shard", "2/2", "--scores", str(scores), "--rows", str(tmp_path / "x.jsonl")])
 
 
+def test_a_position_some_setting_did_not_finish_is_left_out_of_every_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shards stopped part way leave a position written for some arms only while later positions are complete. Tables
+    pair arms position by position, so that position is left out of all of them (it used to shift one arm's pairs)."""
+    scores, rows = tmp_path / "scores.json", tmp_path / "rows.jsonl"
+    settings = ["--settings", 'preset = "fast"', "--settings", 'preset = "fast", selector.candidates.count = 2']
+    argv = [str(FIXTURE), "--positions", "3", "--budgets", "0.1", "--depth", "2", "--clock", "cpu", *settings]
+    assert main([*argv, "--scores", str(scores), "--rows", str(rows)]) == 0
+    records = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert len(records) == 6
+    kept = [r for r in records if not (r["position"] == 1 and "count" in r["setting"])]
+    rows.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    capsys.readouterr()
+    assert main(["--from-rows", str(rows), "--depth", "2", "--scores", str(scores)]) == 0
+    out = capsys.readouterr().out
+    assert "left out, not finished in every setting and budget: positions 1" in out
+    assert '| preset = "fast" | 0.1 | 2 |' in out and '| preset = "fast", selector.candidates.count = 2 | 0.1 | 2 |' in out
+    first = {r["position"]: r["regret"] for r in kept if "count" not in r["setting"]}
+    second = {r["position"]: r["regret"] for r in kept if "count" in r["setting"]}
+    differences = [second[p] - first[p] for p in (0, 2)]
+    assert f"| {sum(differences) / 2:+.0f} (" in out.split("Paired, position by position:")[1].splitlines()[-1]
+
+
 def test_a_corrupt_rows_file_is_refused_in_one_line_naming_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"position": 0, "game": "g.json"}\n')
