@@ -502,11 +502,8 @@ class BoardSet:
         replay._events = list(self._events[: entry.event_index])
         replay._own, replay._turn, replay._log_mass = entry.own.copy(), entry.turn, entry.log_mass
         replay._opp, replay._castling, replay._ep, replay._weights = entry.opp, entry.castling, entry.ep, entry.weights
-        for event in self._events[entry.event_index :]:
-            try:
-                replay.update(event)
-            except InconsistentObservationError:  # an event no board of the replay allows: none survives
-                replay._keep(np.zeros(len(replay), dtype=bool))
+        for event in self._events[entry.event_index :]:  # each was accepted by this set: our pieces allowed it
+            replay.update(event)
             if not len(replay):
                 break
         return replay
