@@ -146,6 +146,7 @@ class BeliefBot(ObservingPlayer):
         if isinstance(event, OpponentMoved) and event.capture_square is None and pondered and pondered[0] is self.belief:
             self.game.belief = pondered[1]  # what `update(event)` would compute: done on the opponent's time
             self.pondered_turns += 1
+            self.game.pondered_turns += 1
             return
         try:
             self.belief.update(event)
@@ -166,6 +167,10 @@ class BeliefBot(ObservingPlayer):
                 self.game.turn_end = time.monotonic()
                 self._end_turn(self.game.turn_end)
             elif isinstance(event, GameEnded):
+                logger.info(
+                    "game over after %d turns: %d began on the pondered belief, %d sensed where pondering chose",
+                    self.game.turns, self.game.pondered_turns, self.game.pondered_senses,
+                )
                 self.move_selector.close()
                 if isinstance(self.sense_planner, ClosingPlanner):
                     self.sense_planner.close()
@@ -233,6 +238,7 @@ class BeliefBot(ObservingPlayer):
         pondered, self.game.pondered_sense = self.game.pondered_sense, None
         if pondered is not None and pondered[0] is self.belief and pondered[1] == tuple(move_actions):
             self.pondered_senses += 1
+            self.game.pondered_senses += 1
             return pondered[2] if pondered[2] in sense_actions else None
         budget = None if self.game.allotment is None else self.game.allotment.sense
         context = SenseContext(self.color, self.game.capture_square, tuple(move_actions), budget)

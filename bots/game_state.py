@@ -68,3 +68,7 @@ class GameState:
     """(the belief, our moves, the sense) pondering chose."""
     sense_actions: list[Square] = field(default_factory=list)
     """The last turn's sense actions (every turn offers the same)."""
+    pondered_turns: int = 0
+    """Turns of this game that began on the belief pondering expanded (`BeliefBot.pondered_turns` counts every game)."""
+    pondered_senses: int = 0
+    """Turns of this game that sensed where pondering chose."""

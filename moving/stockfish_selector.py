@@ -145,13 +145,21 @@ class StockfishMoveSelector:
         self.policy = policy_for(self.config)
         self.pool = EnginePool(self.config.engine.processes, options=self.config.engine.options, cache_size=self.config.engine.cache)
         self.cache = ScoreCache(self.config.ponder.score_cache)
+        self._closed_counts = (0, 0)  # the cache's (lookups, hits) at the last `close`
         self._last_limit: Optional[chess.engine.Limit] = None  # the last turn's search of one position
         self.seconds: Callable[[], float] = time.monotonic if self.config.search.clock == "wall" else ProcessTreeClock(self.pool.pids)
         """What a move's deadline counts (`SearchSettings.clock`)."""
 
     def close(self) -> None:
-        """Stop the engines and forget the game's positions (the cache's counts stay, for measurements)."""
+        """Stop the engines and forget the game's positions (the cache's counts stay, for measurements).
+
+        Logs (INFO) the game's lookups and hits: the cache's counts since the last close.
+        """
         self.pool.close()
+        lookups, hits = self.cache.lookups - self._closed_counts[0], self.cache.hits - self._closed_counts[1]
+        if lookups:
+            logger.info("score cache: %d of %d lookups hit this game (%.1f%%)", hits, lookups, 100 * hits / lookups)
+        self._closed_counts = (self.cache.lookups, self.cache.hits)
         self.cache.clear(counts=False)
         self._last_limit = None
 

@@ -50,7 +50,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"blindchess {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log our debug messages (other libraries' stay at warnings)")
     subparsers = parser.add_subparsers(dest="command", required=True)
     modules = COMMAND_MODULES if only is None else [COMMANDS[only].module] if only in COMMANDS else []
     for module in modules:
@@ -78,7 +78,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(_command_named(words)).parse_args(words)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.verbose:  # ours only: numba at DEBUG dumps the bytecode of every kernel it compiles
+        logging.getLogger("blindchess").setLevel(logging.DEBUG)
     try:
         status = int(args.run(args) or 0)
         sys.stdout.flush()  # here, where a reader gone away is caught, not at the interpreter's exit

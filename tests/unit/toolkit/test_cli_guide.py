@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import shlex
 import subprocess
 import sys
@@ -82,6 +83,19 @@ def test_the_top_level_help_imports_no_command_and_running_one_imports_only_its_
     assert first == "[] ['blindchess.commands.cli_match', 'blindchess.commands.cli_tournament']", first
     for name, command in COMMANDS.items():
         assert name in help_text and command.summary.split()[0] in help_text, name
+
+
+def test_verbose_logs_our_debug_messages_and_keeps_numba_at_warnings(tmp_path: Path) -> None:
+    """``-v`` at DEBUG for every logger made numba dump the bytecode of each kernel it compiled, which
+    slowed a flagship's first turns past a short clock; only our loggers go to DEBUG."""
+    ours = logging.getLogger("blindchess")
+    try:
+        assert main(["-v", "match", "trot", "random", "--out", str(tmp_path)]) == 2  # any command: the levels are set first
+        assert ours.getEffectiveLevel() == logging.DEBUG
+        assert logging.getLogger("blindchess.bots.belief_bot").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("numba.core.byteflow").isEnabledFor(logging.INFO)
+    finally:
+        ours.setLevel(logging.NOTSET)
 
 
 def test_a_misspelled_bot_name_gets_a_suggestion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
