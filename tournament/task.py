@@ -255,8 +255,8 @@ def failures(player: Player, color: bool) -> tuple[str, ...]:
     """The planner and selector failures `player` counted this game (`BeliefBot.failure_report`), named like faults.
 
     A `BeliefBot` survives a planner or selector that raises (no sense, or a pass), which would
-    otherwise hide a broken bot behind ordinary-looking losses. A bot in its own process keeps
-    its counts there: its log (at ERROR) is all that shows them. Any bot with a
+    otherwise hide a broken bot behind ordinary-looking losses. A bot in its own process sends
+    its report back with the game's end (`IsolatedPlayer.failure_report`). Any bot with a
     ``failure_report()`` is asked, so that building the match's parser (``--help``) does not
     import the belief bot and the numba kernels beneath it.
     """

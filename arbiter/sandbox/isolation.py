@@ -77,12 +77,14 @@ from .cpu_clock import CgroupCpuMeter
 from .pondering import PonderingUnsupportedError, pondering, supports_pondering
 from .wire import (
     MAX_REPLY_BYTES,
+    REPORTING,
     BotAnswerError,
     BotProtocolError,
     decode_reply,
     encode,
     encode_answer,
     encode_error,
+    encode_report,
 )
 from .wire import IsolatedBotError as IsolatedBotError
 
@@ -188,10 +190,17 @@ def _serve(
             if callback == "handle_game_end":
                 winner, reason, history_json = args
                 args = (winner, reason, GameHistory.from_json(history_json, source="the arbiter's history"))
-            reply = encode_answer(callback, getattr(bot, callback)(*args))
+            answer = getattr(bot, callback)(*args)
+            reply = encode_report(_failure_lines(bot)) if callback == REPORTING else encode_answer(callback, answer)
         except BaseException as error:  # everything the bot raises goes back to the arbiter
             reply = encode_error(_describe(error), traceback.format_exc())
         connection.send_bytes(reply)
+
+
+def _failure_lines(bot: Any) -> Any:
+    """What the bot's ``failure_report()`` says about the game that ended (a pondering wrapper's inner bot's); () without one."""
+    report = getattr(getattr(bot, "inner", bot), "failure_report", None)
+    return () if report is None else report()
 
 
 class IsolatedPlayer(Player):
@@ -217,11 +226,17 @@ class IsolatedPlayer(Player):
         self._process.start()
         child_end.close()
         self._stopped = False  # died, or killed by us after an overrun: its game is over
+        self._failures: tuple[str, ...] = ()  # the bot's failure report, sent with its game's end
         try:
             self._call("__init__", ())
         except BaseException:
             self.close()  # its process and its CPU meter's group go with the failed build
             raise
+
+    def failure_report(self) -> tuple[str, ...]:
+        """The planner and selector failures the bot counted in its game, as its own ``failure_report()`` words
+        them (sent back with ``handle_game_end``; empty before, or for a bot without one)."""
+        return self._failures
 
     def cpu_seconds(self) -> float:
         """CPU seconds the bot's process tree has used so far (built with ``cpu_clock=True``; else 0)."""
@@ -301,7 +316,7 @@ class IsolatedPlayer(Player):
             self.close()  # in case an interruption cut the first close short
             return  # the fault that stopped it is recorded already; there is nobody to tell
         try:
-            self._call("handle_game_end", (winner_color, win_reason, game_history.to_json()))
+            self._failures = self._call(REPORTING, (winner_color, win_reason, game_history.to_json()))
         finally:
             self.close()
         code = self._process.exitcode

@@ -16,6 +16,8 @@ Reply                              Meaning
 ``["bad", "bytes", "b'AA'…"]``     an answer of another type: its type name and a
                                    quoted prefix (`quote`), never the object
 ``["error", "Type: msg", "tb"]``   the bot raised (message and traceback, cut short)
+``["ok", "line", ...]``            ``handle_game_end`` returned; the lines are the
+                                   bot's ``failure_report()`` (`encode_report`)
 =================================  ==============================================
 
 Anything else, or more bytes than the bound, is the bot's fault (`BotProtocolError`); a
@@ -44,6 +46,13 @@ TRACEBACK_CHARS = 16_000
 
 ANSWERING = {"choose_sense": "a square or None", "choose_move": "a chess.Move or None"}
 """The callbacks whose answer the arbiter uses, and what that answer must be."""
+
+REPORTING = "handle_game_end"
+"""The callback whose reply carries the bot's failure report: a belief bot survives a planner or selector
+that raises, and only its own process counts how often (`BeliefBot.failure_report`)."""
+
+MAX_REPORT_LINES = 16
+"""The most report lines a reply carries (a belief bot has one per failing callback)."""
 
 
 class IsolatedBotError(BlindchessError):
@@ -98,6 +107,17 @@ def encode_answer(callback: str, answer: Any) -> bytes:
     return encode(["bad", type(answer).__name__[:QUOTE_CHARS], quote(answer)])
 
 
+def encode_report(lines: object) -> bytes:
+    """The reply for `REPORTING` having returned, carrying `lines` (what the bot's ``failure_report()`` gave).
+
+    Strings only, at most `MAX_REPORT_LINES`, each cut to `QUOTE_CHARS`: anything else is the bot's
+    fault, answered as a ``bad`` reply.
+    """
+    if not isinstance(lines, (tuple, list)) or not all(isinstance(line, str) for line in lines):
+        return encode(["bad", type(lines).__name__[:QUOTE_CHARS], quote(lines)])
+    return encode(["ok", *(line[:QUOTE_CHARS] for line in lines[:MAX_REPORT_LINES])])
+
+
 def encode_error(message: str, trace: str) -> bytes:
     """The reply for a callback that raised (in the bot's process); both texts cut to their bounds."""
     return encode(["error", message[:QUOTE_CHARS * 10], trace[-TRACEBACK_CHARS:]])
@@ -109,7 +129,7 @@ def encode(reply: list[Any]) -> bytes:
 
 
 def decode_reply(callback: str, data: bytes) -> Any:
-    """The answer `data` carries for `callback` (None for callbacks without one).
+    """The answer `data` carries for `callback` (None for callbacks without one; the report lines for `REPORTING`).
 
     Raises:
         BotProtocolError: `data` is not a reply of the shapes above.
@@ -126,8 +146,10 @@ def decode_reply(callback: str, data: bytes) -> Any:
     if kind == "error" and len(rest) == 2 and all(isinstance(text, str) for text in rest):
         raise IsolatedBotError(rest[0][: QUOTE_CHARS * 10], rest[1][-TRACEBACK_CHARS:])
     if kind == "bad" and len(rest) == 2 and all(isinstance(text, str) for text in rest):
-        wanted = ANSWERING.get(callback, "nothing")
+        wanted = ANSWERING.get(callback, "report lines (strings)" if callback == REPORTING else "nothing")
         raise BotAnswerError(f"{callback} answered {rest[1][:QUOTE_CHARS + 30]} ({rest[0][:QUOTE_CHARS]}), not {wanted}")
+    if kind == "ok" and callback == REPORTING and len(rest) <= MAX_REPORT_LINES and all(isinstance(line, str) for line in rest):
+        return tuple(line[:QUOTE_CHARS] for line in rest)
     if kind == "ok" and callback not in ANSWERING and not rest:
         return None
     if kind == "ok" and callback in ANSWERING and len(rest) == 1:

@@ -19,8 +19,10 @@ import pytest
 
 from blindchess.arbiter import GameHistory, LocalGame, WinReason, play_local_game
 from blindchess.arbiter.sandbox.isolation import BotProcessDied, IsolatedBotError, isolated_player
+from blindchess.arbiter.sandbox.wire import MAX_REPORT_LINES, QUOTE_CHARS, BotProtocolError, decode_reply, encode_report
 from blindchess.bots.random_bot import RandomBot
 from blindchess.cli import main
+from blindchess.tournament.task import failures
 
 CRASHING_BOT = """
 import ctypes
@@ -123,3 +125,53 @@ def test_a_bot_that_cannot_be_built_in_its_process_says_why() -> None:
 
     with pytest.raises(BotProcessDied, match="exited with code 4"):
         isolated_player(RandomBot, die)
+
+
+class ReportingBot(RandomBot):
+    """Plays randomly; its failure report is whatever the test gives it."""
+
+    report: Any = ("choose_move raised on 2 turns (first: RuntimeError: broken on purpose)",)
+
+    def failure_report(self) -> Any:
+        return self.report
+
+
+def test_an_isolated_bot_sends_its_failure_report_with_its_game_end() -> None:
+    """Before, an isolated belief bot's planner and selector failures stayed in its process: its log showed them, the
+    match's faults did not (`blindchess.tournament.task.failures`)."""
+    bot = isolated_player(ReportingBot, lambda: ReportingBot(rng=1))
+    assert bot.failure_report() == ()  # nothing before the game ends
+    _, _, history = play_local_game(RandomBot(rng=2), bot, game=LocalGame(seconds_per_player=30, full_turn_limit=2))
+    assert history.faults == []
+    assert failures(bot, chess.BLACK) == ("ReportingBot (black) choose_move raised on 2 turns (first: RuntimeError: broken on purpose)",)
+    assert failures(isolated_player(RandomBot, lambda: RandomBot(rng=3)), chess.WHITE) == ()
+
+
+class LongReportBot(ReportingBot):
+    report = tuple(f"line {k} " + "x" * 500 for k in range(100))
+
+
+class BytesReportBot(ReportingBot):
+    report = (b"not text",)
+
+
+def test_a_report_is_cut_to_its_bounds_and_a_report_of_another_type_is_the_bots_fault() -> None:
+    long = isolated_player(LongReportBot, lambda: LongReportBot(rng=1))
+    play_local_game(RandomBot(rng=2), long, game=LocalGame(seconds_per_player=30, full_turn_limit=1))
+    lines = long.failure_report()
+    assert len(lines) == MAX_REPORT_LINES and lines[0].startswith("line 0 ") and all(len(line) == QUOTE_CHARS for line in lines)
+    bad = isolated_player(BytesReportBot, lambda: BytesReportBot(rng=1))
+    _, _, history = play_local_game(RandomBot(rng=2), bad, game=LocalGame(seconds_per_player=30, full_turn_limit=1))
+    (fault,) = history.faults
+    assert "handle_game_end answered" in fault.message and "not report lines (strings)" in fault.message
+    assert bad.failure_report() == ()
+
+
+def test_the_report_reply_takes_strings_only() -> None:
+    assert decode_reply("handle_game_end", encode_report(["a", "b"])) == ("a", "b")
+    assert decode_reply("handle_game_end", b'["ok"]') == ()
+    for reply in (b'["ok", 1]', b'["ok", null]', b'["ok", "a", ["b"]]'):
+        with pytest.raises(BotProtocolError):
+            decode_reply("handle_game_end", reply)
+    with pytest.raises(BotProtocolError):
+        decode_reply("handle_move_result", b'["ok", "a"]')  # other callbacks send nothing back
