@@ -87,14 +87,22 @@ def test_the_top_level_help_imports_no_command_and_running_one_imports_only_its_
 
 def test_verbose_logs_our_debug_messages_and_keeps_numba_at_warnings(tmp_path: Path) -> None:
     """``-v`` at DEBUG for every logger made numba dump the bytecode of each kernel it compiled, which
-    slowed a flagship's first turns past a short clock; only our loggers go to DEBUG."""
-    ours = logging.getLogger("blindchess")
+    slowed a flagship's first turns past a short clock; only our loggers go to DEBUG.
+
+    pytest's capture handlers sit on the root logger, and ``logging.basicConfig`` does nothing to a root
+    that has handlers; they are taken off for the call, so the root is configured as in a fresh process."""
+    root, ours = logging.getLogger(), logging.getLogger("blindchess")
+    handlers, level = root.handlers[:], root.level
+    root.handlers.clear()
     try:
         assert main(["-v", "match", "trot", "random", "--out", str(tmp_path)]) == 2  # any command: the levels are set first
+        assert root.handlers, "main configured no root handler"
         assert ours.getEffectiveLevel() == logging.DEBUG
         assert logging.getLogger("blindchess.bots.belief_bot").isEnabledFor(logging.DEBUG)
         assert not logging.getLogger("numba.core.byteflow").isEnabledFor(logging.INFO)
     finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
         ours.setLevel(logging.NOTSET)
 
 
