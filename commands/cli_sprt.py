@@ -12,6 +12,9 @@ With ``--db FILE`` every game is recorded in that SQLite file (the tournament ru
 :mod:`blindchess.tournament.results_db`) as it finishes, and a later run of the same command
 counts the recorded games first and plays only the rest: an SPRT of several hours survives
 Ctrl-C and the end of a session. A file holding other settings for the same games is refused.
+``--report-only`` plays nothing: the same command with it prints the lines and the verdict of the
+pairs the file holds (a pair with one game recorded is not counted), for a run still going or
+stopped.
 
 ``--ponder a|b|both`` lets A, B or both think on the opponent's turn (in their own processes,
 as ``blindchess match --ponder`` does; docs/pondering.md), so ``blindchess sprt flagship flagship
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from pathlib import Path
 from typing import Any
 
 from blindchess.arbiter.game.loading import PlayerLoadError
@@ -75,6 +79,7 @@ def add_parser(subparsers: Any) -> None:
         "--ponder", choices=PONDER_CHOICES, help="let A, B or both think on the opponent's turn (in their own processes)"
     )
     parser.add_argument("--db", help="SQLite file recording every game; run again to resume (default: none)")
+    parser.add_argument("--report-only", action="store_true", help="play nothing: the verdict of the pairs --db holds")
     add_executor_arguments(parser, None)
     add_clock_argument(parser)
     parser.set_defaults(run=run)
@@ -90,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         check_bot(a, args.variant)
         check_bot(b, args.variant)
         check_clock(args.clock)
-        executor = make_executor(args.executor, args.workers, args.address)
+        if args.report_only and (args.db is None or not Path(args.db).is_file()):
+            raise BadInputError(f"--report-only reads the games of --db: {'name the file' if args.db is None else f'no file {args.db}'}")
+        executor = None if args.report_only else make_executor(args.executor, args.workers, args.address)
     except (StatisticsError, BotSettingError, PlayerLoadError, SelfPairingError, ExecutorError, CpuClockUnavailableError) as error:
         raise BadInputError(str(error)) from error
     config = TournamentConfig(
@@ -104,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         store = None if args.db is None else ResultStore(args.db)
         todo, recorded = _resume(store, specs)
     except (ResultStoreError, OSError) as error:
-        executor.close()
+        if executor is not None:
+            executor.close()
         raise BadInputError(f"--db: {error}") from error  # the message names the file
     if recorded:
         sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
@@ -115,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     failed = faulted = 0  # pairs with a failed game; games with a fault or a planner or selector failure
     decision = SprtDecision.CONTINUE
     interrupted = False
-    results = executor.run(todo)
+    results = iter(()) if executor is None else executor.run(todo)
     try:
         with watch_for_interrupt() as interrupted_event:
             for result in itertools.chain(recorded, results):
@@ -156,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
         interrupted = True
     finally:
         getattr(results, "close", lambda: None)()
-        executor.close()
+        if executor is not None:
+            executor.close()
         if store is not None:
             store.close()
     score = sum(pair_scores) / (2 * len(pair_scores)) if pair_scores else float("nan")
@@ -169,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(clock_use(label, shares) + "\n")
     verdict = {SprtDecision.H1: "H1 accepted", SprtDecision.H0: "H0 accepted", SprtDecision.CONTINUE: "undecided"}[decision]
     verdict += " (interrupted)" if interrupted else ""
+    verdict += f" (report only: {len(todo)} of the {len(specs)} games not played)" if args.report_only and todo else ""
     sys.stdout.write(
         f"{verdict}: {args.a} vs {args.b} after {len(pair_scores)} pairs ({2 * len(pair_scores)} games),"
         f" A's score {score:.3f}{interval}, pentanomial {list(pentanomial(pair_scores))}"

@@ -195,7 +195,9 @@ def test_sprt_of_a_stronger_bot_accepts_h1_and_prints_the_llr_as_it_goes(capsys:
     assert 0.5 < low <= score <= high <= 1.0
 
 
-def test_sprt_with_a_db_records_every_game_and_resumes_where_it_stopped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_sprt_with_a_db_records_every_game_resumes_where_it_stopped_and_reports_without_playing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     db = tmp_path / "sprt.sqlite"
     argv = ["sprt", "attacker", "random", "--elo0", "0", "--elo1", "5", "--full-turn-limit", "12", "--workers", "1", "--db", str(db)]
     assert main([*argv, "--max-pairs", "2"]) == 3  # undecided at the limit
@@ -210,6 +212,15 @@ def test_sprt_with_a_db_records_every_game_and_resumes_where_it_stopped(capsys: 
     with ResultStore(db) as store:
         assert store.count() == 6
         assert all(store.history(key) == history for key, history in histories.items())  # recorded games were not replayed
+    assert main([*argv, "--max-pairs", "5", "--report-only"]) == 3  # plays nothing: the verdict of what the file holds
+    report = capsys.readouterr()
+    assert "after 3 pairs (6 games)" in report.out and "report only: 4 of the 10 games not played" in report.out
+    assert [line for line in report.err.splitlines() if "LLR" in line] == [line for line in second.err.splitlines() if "LLR" in line]
+    with ResultStore(db) as store:
+        assert store.count() == 6
+    missing = tmp_path / "none.sqlite"
+    assert main([*argv[:-1], str(missing), "--report-only"]) == 2 and not missing.exists()  # no file made to report on
+    assert f"no file {missing}" in capsys.readouterr().err
     assert main([*argv[:-2], "--full-turn-limit", "13", "--db", str(db), "--max-pairs", "3"]) == 2  # other settings, same games
     assert str(db) in capsys.readouterr().err
 
