@@ -121,10 +121,6 @@ class BeliefBot(ObservingPlayer):
         self.time_manager = time_manager
         self.game = GameState(belief_factory())
         """What the bot learned in the game it plays (a fresh `GameState` at every `GameStarted`)."""
-        self.pondered_turns = 0
-        """How many turns began with the belief expanded while the opponent thought (over every game)."""
-        self.pondered_senses = 0
-        """How many turns sensed where pondering had chosen (over every game)."""
         self._ponder_rng: Optional[np.random.Generator] = None
 
     @property
@@ -145,7 +141,6 @@ class BeliefBot(ObservingPlayer):
         pondered, self.game.pondered = self.game.pondered, None
         if isinstance(event, OpponentMoved) and event.capture_square is None and pondered and pondered[0] is self.belief:
             self.game.belief = pondered[1]  # what `update(event)` would compute: done on the opponent's time
-            self.pondered_turns += 1
             self.game.pondered_turns += 1
             return
         try:
@@ -237,7 +232,6 @@ class BeliefBot(ObservingPlayer):
         self.game.sense_actions = sense_actions
         pondered, self.game.pondered_sense = self.game.pondered_sense, None
         if pondered is not None and pondered[0] is self.belief and pondered[1] == tuple(move_actions):
-            self.pondered_senses += 1
             self.game.pondered_senses += 1
             return pondered[2] if pondered[2] in sense_actions else None
         budget = None if self.game.allotment is None else self.game.allotment.sense

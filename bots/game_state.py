@@ -69,6 +69,6 @@ class GameState:
     sense_actions: list[Square] = field(default_factory=list)
     """The last turn's sense actions (every turn offers the same)."""
     pondered_turns: int = 0
-    """Turns of this game that began on the belief pondering expanded (`BeliefBot.pondered_turns` counts every game)."""
+    """Turns of this game that began on the belief pondering expanded."""
     pondered_senses: int = 0
     """Turns of this game that sensed where pondering chose."""

@@ -81,7 +81,7 @@ def main() -> None:
         assert isinstance(selector, StockfishMoveSelector)
         cache = selector.cache
         result = "draw" if winner is None else ("won" if winner == (chess.WHITE if white else chess.BLACK) else "lost")
-        row = [bot.game.turns, bot.pondered_turns, bot.pondered_senses, bot.searched, cache.lookups, cache.hits]
+        row = [bot.game.turns, bot.game.pondered_turns, bot.game.pondered_senses, bot.searched, cache.lookups, cache.hits]
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         reason_name = reason.name if reason is not None else "-"
         print(f"| {game + 1} | {'white' if white else 'black'} | {result} ({reason_name}) | " + " | ".join(map(str, row)) + " |")

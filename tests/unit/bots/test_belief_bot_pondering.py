@@ -52,10 +52,10 @@ def test_a_pondering_bot_senses_where_it_pondered_and_moves_on_pondered_scores()
     bot = PonderingAtOnce(lambda: BoardSet(max_boards=20_000), planner, selector, rng=3)
     winner, reason, _ = play_local_game(bot, RandomBot(rng=4), LocalGame(full_turn_limit=10))
     assert reason is not None and (reason == WinReason.TURN_LIMIT or winner is not None)
-    assert bot.pondered_turns >= 3 and bot.pondered_senses >= 3
+    assert bot.game.pondered_turns >= 3 and bot.game.pondered_senses >= 3
     # A pondered turn's sense was chosen on the expanded belief, by the ponder, not again in the turn:
     # the planner ran once per turn that was not pondered and once per ponder that reached it.
-    assert bot.pondered_senses <= bot.pondered_turns <= len(planner.beliefs)
+    assert bot.game.pondered_senses <= bot.game.pondered_turns <= len(planner.beliefs)
     assert len(planner.beliefs) < 2 * bot.game.turns
     assert selector.cache.hits >= 1 and selector.cache.hits <= selector.cache.lookups
 
@@ -80,6 +80,6 @@ def test_the_pondered_sense_is_taken_only_on_the_belief_it_was_chosen_on(capture
         board.remove_piece_at(chess.E4)
     board.turn = chess.WHITE
     sense = bot.choose_sense(sense_actions, move_actions_of(board), 899.0)
-    assert (len(planner.beliefs), bot.pondered_senses) == ((3, 0) if captured else (2, 1))
+    assert (len(planner.beliefs), bot.game.pondered_senses) == ((3, 0) if captured else (2, 1))
     assert planner.beliefs[-1] is bot.belief and sense in sense_actions
     bot.move_selector.close()

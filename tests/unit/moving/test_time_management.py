@@ -392,7 +392,7 @@ def test_pondering_gives_the_belief_the_next_update_would(seed: int) -> None:
             assert isinstance(plain.belief, BoardSet) and isinstance(pondering.belief, BoardSet)
             assert sorted(map(bytes, plain.belief.piece_grid())) == sorted(map(bytes, pondering.belief.piece_grid()))
         quiet = sum(isinstance(e, OpponentMoved) and e.capture_square is None for e in game.events[color][1:])
-        assert 0 < pondering.pondered_turns <= quiet
+        assert 0 < pondering.game.pondered_turns <= quiet
 
 
 def test_a_stop_before_pondering_does_nothing() -> None:
@@ -403,7 +403,7 @@ def test_a_stop_before_pondering_does_nothing() -> None:
     for event in game.events[chess.WHITE]:
         bot.observe(event)
         bot.ponder(stop)
-    assert bot.pondered_turns == 0
+    assert bot.game.pondered_turns == 0
 
 
 def test_a_short_game_keeps_the_short_clock_spending() -> None:
