@@ -130,11 +130,12 @@ class BeliefConfig(Settings):
     StrangeFish2 records (docs/champion.md, "Weights from an opponent model"; not yet judged by games)."""
     max_boards: int = 60_000
     """The board set's size cap: keeps each update and plan well inside a 120 s + 5 s clock."""
-    fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty")] = 20_000
+    fold_parents: Annotated[int, Bound(ge=0, note="0 folds only when the set runs empty")] = 0
     """Parents past the cap that each sense and own-move update folds back into the board set (`BoardSet`'s
-    ``fold_parents``). In ``strangefish2-120/g1`` it brings the true board back two
-    turns sooner, for 0.18 CPU s the longest update; 2,000 let the backlog outgrow the fold (docs/champion.md,
-    "Where the regret comes from")."""
+    ``fold_parents``; 0: the backlog is replayed only when the set runs empty). 20,000 brings the true board back
+    two turns sooner in ``strangefish2-120/g1``, but it has not passed its games: in an SPRT against 0 at 120 + 5 it
+    scored 43% over 36 games (95% 28-58%), changing the belief on 4% of its turns (docs/champion.md, "The backlog,
+    folded back in"), so the flagship plays as it did before the fold until games say otherwise."""
     switch_boards: int = 50_000
     """``hybrid``: the board count past which particles take over."""
     particles: int = 5_000
