@@ -152,7 +152,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--label", default="A", help="with --db: the side replayed (A or B, as `blindchess sprt` names them)")
     args = parser.parse_args(argv)
     if (args.game is None) == (args.db is None):
-        parser.error("give a GAME or --db, not both")
+        parser.error("give one of GAME and --db")
     if args.db is not None:
         summarise_sprt(args.db, args.label, args.folds)
         return 0
