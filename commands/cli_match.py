@@ -83,6 +83,7 @@ from blindchess.bots.registry import resolve_bot
 from blindchess.command_errors import BadInputError
 from blindchess.text_tables import counted, table
 from blindchess.tournament.base import ExecutorError
+from blindchess.tournament.commit_bot import split_commit
 from blindchess.tournament.config import parse_settings
 from blindchess.tournament.executors import make_executor
 from blindchess.tournament.interrupt import watch_for_interrupt
@@ -438,7 +439,10 @@ def _clock_note(shares: tuple[float | None, float | None]) -> str:
 
 
 def _bot_name(bot: str) -> str:
-    """The name a bot goes by in history file names: its short name, or the class name of a file or module."""
+    """The name a bot goes by in history file names: its short name (``flagship@HEAD~20`` at a commit), or the class name
+    of a file or module."""
+    if split_commit(bot) is not None:
+        return bot
     name, _ = resolve_bot(bot)
     return name
 

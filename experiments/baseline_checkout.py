@@ -1,10 +1,9 @@
 """A benchmark's ``--baseline REV``: the same measurement by an older commit, in child processes beside the current one.
 
-The commit REV is exported (``git archive``) into a temporary folder and its top-level folders
-linked into a ``blindchess`` package tree there, as pyproject's ``package-dir`` maps them
-(``toolkit`` is the root package); a child process imports that tree because PYTHONPATH comes
-before the installed package. The benchmark script itself is the current one in both children,
-so it must only use what both commits offer. Baseline and current alternate round by round, so
+The commit REV is exported into a temporary folder as a ``blindchess`` package tree
+(`blindchess.tournament.commit_bot.export_commit`, as ``BOT@REV`` bots are); a child process
+imports that tree because PYTHONPATH comes before the installed package. The benchmark script
+itself is the current one in both children, so it must only use what both commits offer. Baseline and current alternate round by round, so
 machine load hits both alike, after one untimed run each (the first use of the numba kernels
 compiles them, seconds that belong to no measurement).
 """
@@ -17,22 +16,6 @@ import statistics
 import subprocess
 import sys
 from typing import Any, Optional
-
-
-def baseline_site(rev: str, folder: str) -> str:
-    """Export commit `rev` into `folder` and return a folder holding its `blindchess` package as a link tree."""
-    repository = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    source, package = os.path.join(folder, "src"), os.path.join(folder, "site", "blindchess")
-    os.makedirs(source)
-    os.makedirs(package)
-    archive = subprocess.run(["git", "archive", rev], cwd=repository, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", source], input=archive, check=True)
-    for name in os.listdir(os.path.join(source, "toolkit")):
-        os.symlink(os.path.join(source, "toolkit", name), os.path.join(package, name))
-    for name in os.listdir(source):
-        if name != "toolkit" and os.path.isfile(os.path.join(source, name, "__init__.py")):
-            os.symlink(os.path.join(source, name), os.path.join(package, name))
-    return os.path.dirname(package)
 
 
 def run_child(script: str, argv: list[str], site: Optional[str]) -> Any:

@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 import chess
 import numpy as np
@@ -114,11 +115,12 @@ def main() -> None:
         print(json.dumps(measure(args, with_reference=False)))
         return
     if args.baseline:  # imported here: a child runs under the baseline's package, which need not have the module
-        from blindchess.experiments.baseline_checkout import alternate, baseline_site, print_rates
+        from blindchess.experiments.baseline_checkout import alternate, print_rates
+        from blindchess.tournament.commit_bot import export_commit
 
         argv = ["--boards", str(args.boards), "--big", str(args.big), "--seed", str(args.seed)]
         with tempfile.TemporaryDirectory() as folder:
-            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            variants = {"baseline": str(export_commit(args.baseline, Path(folder))), "current": None}
             runs = alternate(__file__, argv, variants, args.rounds)
         per_second = {name: [{k: v for k, v in run.items() if k.endswith("/s")} for run in results] for name, results in runs.items()}
         print(f"BoardSet, {args.rounds} rounds, median rates: baseline {args.baseline} against the current checkout")

@@ -49,6 +49,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -190,10 +191,11 @@ def main() -> None:
         print(json.dumps(blindchess_rates(args.steps, args.seed)))
         return
     if args.baseline:  # imported here: a child runs under the baseline's package, which need not have the module
-        from blindchess.experiments.baseline_checkout import alternate, baseline_site, print_rates
+        from blindchess.experiments.baseline_checkout import alternate, print_rates
+        from blindchess.tournament.commit_bot import export_commit
 
         with tempfile.TemporaryDirectory() as folder:
-            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            variants = {"baseline": str(export_commit(args.baseline, Path(folder))), "current": None}
             runs = alternate(__file__, ["--steps", str(args.steps), "--seed", str(args.seed)], variants, args.rounds)
         print(f"RbcEnv, {args.steps} steps a loop, {args.rounds} rounds, median rates: baseline {args.baseline} against "
               "the current checkout")  # fmt: skip

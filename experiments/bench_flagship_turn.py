@@ -26,6 +26,7 @@ import json
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any, Optional
 
 import chess
@@ -135,12 +136,12 @@ def main() -> None:
         return
 
     # imported here: a child may run under a baseline's package, which need not have the module
-    from blindchess.experiments.baseline_checkout import baseline_site
+    from blindchess.tournament.commit_bot import export_commit
 
     with tempfile.TemporaryDirectory() as folder:
         variants: dict[str, Optional[str]] = {"current": None}
         if args.baseline:
-            variants = {"baseline": baseline_site(args.baseline, folder), "current": None}
+            variants = {"baseline": str(export_commit(args.baseline, Path(folder))), "current": None}
         report(variants, args)
 
 

@@ -53,6 +53,7 @@ from blindchess.variants.catalog import VARIANTS as VARIANTS
 from blindchess.variants.catalog import UnknownVariantError as UnknownVariantError
 from blindchess.variants.catalog import variant_rules as variant_rules
 
+from .commit_bot import CommitBot, CommitBotError, commit_bot_class, split_commit
 from .spec import BotSpec, GameResult, GameSpec, failed
 
 logger = logging.getLogger(__name__)
@@ -68,11 +69,19 @@ class BotSettingError(BlindchessError, ValueError):
 
 
 def resolve_player_class(bot: str) -> type[Player]:
-    """The class of `bot`: whatever `resolve_bot` accepts.
+    """The class of `bot`: a bot at a commit (``flagship@HEAD~20``, :mod:`blindchess.tournament.commit_bot`), else whatever
+    `resolve_bot` accepts.
 
     Raises:
-        PlayerLoadError: unknown bot (the message names it and suggests the closest name).
+        PlayerLoadError: unknown bot (the message names it and suggests the closest name), or a bot at a commit
+            that cannot be exported or played there.
     """
+    at_commit = split_commit(bot)
+    if at_commit is not None:
+        try:
+            return commit_bot_class(*at_commit)
+        except CommitBotError as error:
+            raise PlayerLoadError(str(error)) from error
     return resolve_bot(bot)[1]
 
 
@@ -188,6 +197,8 @@ def build_player(spec: BotSpec, seed: int, rules: Rules[Any], cpu_clock: bool = 
 def _build_here(spec: BotSpec, seed: int, rules: Rules[Any]) -> Player:
     """A fresh, seeded instance of the bot `spec` names, with its settings (and the variant's rules if it takes them)."""
     player_class = resolve_player_class(spec.bot)
+    if issubclass(player_class, CommitBot):  # the commit builds the bot from the settings as written
+        return player_class(seed, spec.settings)
     settings = {name: _SETTING_CONVERSIONS.get(name, _identity)(value) for name, value in spec.settings.items()}
     if rules is not STANDARD and "rules" in _parameters(player_class):
         settings["rules"] = rules
