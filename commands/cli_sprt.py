@@ -110,12 +110,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = None if args.db is None else ResultStore(args.db)
         todo, recorded = _resume(store, specs)
+        other_code = None if store is None else store.other_code()
     except (ResultStoreError, OSError) as error:
         if executor is not None:
             executor.close()
         raise BadInputError(f"--db: {error}") from error  # the message names the file
     if recorded:
         sys.stderr.write(f"{len(recorded)} games recorded in {args.db}: counted first\n")
+    if other_code is not None:
+        sys.stderr.write(f"note: {other_code}\n")
     by_key = {spec.key: spec for spec in todo}
     halves: dict[int, list[GameResult]] = {}
     pair_scores: list[float] = []

@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     except ResultStoreError as error:
         raise BadInputError(str(error)) from error
     with store:
+        other_code = store.other_code()
+        if other_code is not None:
+            sys.stderr.write(f"note: {other_code}\n")
         if not args.report_only:
             try:
                 executor = make_executor(args.executor, args.workers, args.address)

@@ -3,7 +3,10 @@
 The game's key (see :mod:`blindchess.tournament.config`) is the primary key, so a game can be
 recorded once only; each result is committed as it arrives, so a crash or Ctrl-C loses at most
 the games still being played. The spec is stored with the result: resuming with a config that
-changed a recorded game (other settings under the same label) is refused, never mixed.
+changed a recorded game (other settings under the same label) is refused, never mixed. So is
+the digest of the code that recorded it (`blindchess.code_digest`): code changes between runs
+are not refused (a docstring edit changes the digest), but `other_code` says how many games
+other code played, and ``sprt`` and ``tournament`` print it when they resume or report a file.
 
 A game that could not be played is recorded with ``status = 'failed'`` and the reason; a later
 run skips it unless asked to retry failed games (`pending` with ``retry_failed=True``), which
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindchess.code_digest import source_digest
 from blindchess.errors import BlindchessError
 from blindchess.sqlite_marker import ForeignDatabaseError, Marker, mark, refuse_unless_ours
 
@@ -57,19 +61,20 @@ CREATE TABLE IF NOT EXISTS games (
     history TEXT,                -- reconchess GameHistory JSON
     recorded_at TEXT NOT NULL DEFAULT (datetime('now')),
     white_clock REAL,            -- share of its clock White used (NULL untimed, or recorded before the column)
-    black_clock REAL
+    black_clock REAL,
+    code TEXT                    -- blindchess.code_digest.source_digest() of the process that recorded it (NULL: before the column)
 );
 """
 
 COLUMN_TYPES: dict[str, type | tuple[type, ...]] = {
     "key": str, "pairing": str, "pair": int, "white": str, "black": str, "status": str, "winner": (int, type(None)),
     "reason": (str, type(None)), "turns": int, "seconds": (float, int), "error": (str, type(None)),
-    "white_clock": (float, int, type(None)), "black_clock": (float, int, type(None)),
+    "white_clock": (float, int, type(None)), "black_clock": (float, int, type(None)), "code": (str, type(None)),
     "spec": str, "faults": str, "history": (str, type(None)),
 }  # fmt: skip
 """The Python type SQLite hands back for each column of a sound row, in `ResultStore.rows`'s order."""
 
-ADDED_COLUMNS = ("white_clock REAL", "black_clock REAL")
+ADDED_COLUMNS = ("white_clock REAL", "black_clock REAL", "code TEXT")
 """Columns added after files were first written: opening an older file adds them, NULL in its rows."""
 
 MARKER = Marker(
@@ -103,6 +108,8 @@ class GameRow:
     seconds: float
     error: str | None
     clock_share: tuple[float | None, float | None] = (None, None)
+    code: str | None = None
+    """The digest of the code that recorded the game (`blindchess.code_digest`); None for a game recorded before it was kept."""
 
     def white_score(self) -> float:
         return 0.5 if self.winner is None else 1.0 if self.winner else 0.0
@@ -190,13 +197,15 @@ class ResultStore:
             self._connection.execute("DELETE FROM games WHERE key = ? AND status = 'failed'", (spec.key,))
             self._connection.execute(
                 "INSERT INTO games (key, pairing, pair, white, black, status, winner, reason, turns, seconds, attempts,"
-                " faults, error, spec, history, white_clock, black_clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " faults, error, spec, history, white_clock, black_clock, code)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.key, spec.pairing, spec.pair, spec.white.label, spec.black.label,
                     "ok" if result.ok else "failed",
                     None if result.winner is None else int(result.winner),
                     result.reason, result.turns, result.seconds, result.attempts,
                     json.dumps(list(result.faults)), result.error, spec.to_json(), result.history, *result.clock_share,
+                    source_digest(),
                 ),
             )  # fmt: skip
 
@@ -207,7 +216,7 @@ class ResultStore:
             ResultStoreError: a row with a column of the wrong type or JSON that does not parse.
         """
         query = (
-            "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock,"
+            "SELECT key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock, code,"
             " spec, faults, history FROM games ORDER BY key"
         )
         rows = []
@@ -228,12 +237,12 @@ class ResultStore:
                 raise ResultStoreError(f"{self.path}: game {key!r}: column {column} holds {value!r:.60}, not {kind}")
             if column in ("spec", "faults", "history") and value is not None:
                 self._json(key, column, value)
-        key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock = values[:13]
+        key, pairing, pair, white, black, status, winner, reason, turns, seconds, error, white_clock, black_clock, code = values[:14]
         if winner not in (None, 0, 1):
             raise ResultStoreError(f"{self.path}: game {key!r}: column winner holds {winner!r}, not 0, 1 or NULL")
         return GameRow(
             key, pairing, pair, white, black, status == "ok", None if winner is None else bool(winner), reason, turns, seconds,
-            error, (white_clock, black_clock),
+            error, (white_clock, black_clock), code,
         )  # fmt: skip
 
     def _json(self, key: str, column: str, text: object) -> object:
@@ -246,6 +255,20 @@ class ResultStore:
             raise ResultStoreError(
                 f"{self.path}: game {key!r}: column {column} is not JSON ({error}); the file is left as it was"
             ) from error
+
+    def other_code(self) -> str | None:
+        """A line saying how many recorded games code other than this process's played, and which; None if none did.
+
+        The line names the file, the count and each other digest with its games (or the games recorded
+        before the digest was kept); ``sprt`` and ``tournament`` print it as a note when they open the file.
+        """
+        with self._database("cannot read the recorded games"):
+            counts = dict(self._connection.execute("SELECT code, COUNT(*) FROM games GROUP BY code ORDER BY code").fetchall())
+        others = {code: count for code, count in counts.items() if code != source_digest()}
+        if not others:
+            return None
+        said = ", ".join(f"{count} by {code}" if code else f"{count} before the code was recorded" for code, count in others.items())
+        return f"{self.path}: {sum(others.values())} of the {sum(counts.values())} games were played by other code than this run's: {said}"
 
     def history(self, key: str) -> str | None:
         """The history JSON of game `key` (None if not recorded or not played)."""

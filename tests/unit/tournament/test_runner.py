@@ -212,8 +212,12 @@ def test_sprt_with_a_db_records_every_game_resumes_where_it_stopped_and_reports_
     with ResultStore(db) as store:
         assert store.count() == 6
         assert all(store.history(key) == history for key, history in histories.items())  # recorded games were not replayed
+    assert "other code" not in second.err  # this code played every game
+    with sqlite3.connect(db) as connection:  # as if another version of the code had played pair 0
+        connection.execute("UPDATE games SET code = 'a1b2c3d4e5f6' WHERE pair = 0")
     assert main([*argv, "--max-pairs", "5", "--report-only"]) == 3  # plays nothing: the verdict of what the file holds
     report = capsys.readouterr()
+    assert f"note: {db}: 2 of the 6 games were played by other code than this run's: 2 by a1b2c3d4e5f6" in report.err
     assert "after 3 pairs (6 games)" in report.out and "report only: 4 of the 10 games not played" in report.out
     assert [line for line in report.err.splitlines() if "LLR" in line] == [line for line in second.err.splitlines() if "LLR" in line]
     with ResultStore(db) as store:
