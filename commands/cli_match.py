@@ -80,6 +80,7 @@ from blindchess.arbiter.sandbox.isolation import MEMORY_LIMIT_BYTES
 from blindchess.arbiter.sandbox.pondering import PonderingNeedsIsolationError
 from blindchess.arguments import add_command, non_negative_seconds, output_folder, positive_int, positive_seconds
 from blindchess.bots.registry import resolve_bot
+from blindchess.code_digest import other_code_note
 from blindchess.command_errors import BadInputError
 from blindchess.text_tables import counted, table
 from blindchess.tournament.base import ExecutorError
@@ -331,6 +332,9 @@ def play_match(args: argparse.Namespace, progress: TextIO) -> MatchSummary:
     }  # fmt: skip
     ident = start_match(out, identity)
     recorded = finished_games(out, ident) if args.resume else {}
+    other_code = other_code_note(str(out), [line.code for line in recorded.values()])
+    if other_code is not None:
+        progress.write(f"note: {other_code}\n")
     claimed = {line.history for line in read_all(out)} if args.resume else set()  # saved by a match of results-file days
     specs: dict[str, tuple[int, GameSpec, str]] = {}
     for index in range(args.games):

@@ -74,6 +74,7 @@ from blindchess.arbiter.game.time_control import TimeControl
 from blindchess.arbiter.sandbox.cpu_clock import CLOCK_MODES, CpuClockUnavailableError, check_cpu_clock
 from blindchess.arbiter.types import WinReason
 from blindchess.bots.random_bot import SeedLike
+from blindchess.code_digest import other_code_note
 from blindchess.evaluation.stockfish import STOCKFISH_ENV_VAR, find_stockfish
 from blindchess.moving.process_clock import ProcessTreeClock
 from blindchess.tournament.config import parse_settings
@@ -302,6 +303,9 @@ def spar(args: argparse.Namespace, copy: Path) -> list[tuple[bool, GameResult]]:
         identity["strangefish_time"] = args.strangefish_time
     ident = start_match(args.out, identity)
     recorded = finished_games(args.out, ident) if args.resume else {}
+    other_code = other_code_note(str(args.out), [line.code for line in recorded.values()])
+    if other_code is not None:
+        print(f"note: {other_code}", flush=True)
     played: list[tuple[bool, GameResult]] = []
     logs = copy / "game_logs"
     for game in range(args.games):

@@ -4,7 +4,8 @@ An SPRT or a tournament of hours is resumed across sessions, and the same comman
 checkout whose bots have changed counts games of two versions in one statistic, with nothing to
 show it: the games' settings are checked on resume, the code was not. So each recorded game
 carries `source_digest()`, and a run that resumes a file says how many of its games other code
-played (`blindchess.tournament.results_db.ResultStore.other_code`).
+played (`other_code_note`: ``sprt`` and ``tournament`` on their results files, ``match --resume``,
+``match-report`` and the sparring script on a match's folder).
 
 The digest is SHA-256 over the package's Python source, every ``.py`` file under the installed
 ``blindchess`` package (its path and bytes, in path order) less those of `NOT_PLAYING`, which play
@@ -30,6 +31,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Optional
 
@@ -58,3 +61,21 @@ def _digest(root: Path) -> str:
     for path in sorted(files):
         digest.update(str(path).encode() + b"\0" + (root / path).read_bytes() + b"\0")
     return digest.hexdigest()[:12]
+
+
+def other_code_note(where: str, codes: Iterable[Optional[str]]) -> Optional[str]:
+    """A line on the games of `where` that code other than this process's played, from each game's digest
+    (None: recorded before digests were kept); None when this code played them all.
+
+    >>> other_code_note("m", [source_digest(), "older", None, "older"]).split(": ")[-1]
+    '2 by older, 1 before the code was recorded'
+    >>> other_code_note("m", [source_digest()]) is None
+    True
+    """
+    counts = Counter(codes)
+    others = sorted(((code, count) for code, count in counts.items() if code != source_digest()), key=lambda item: item[0] is None)
+    if not others:
+        return None
+    said = ", ".join(f"{count} by {code}" if code else f"{count} before the code was recorded" for code, count in others)
+    other = sum(count for _, count in others)
+    return f"{where}: {other} of the {sum(counts.values())} games were played by other code than this run's: {said}"

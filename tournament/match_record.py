@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blindchess.code_digest import other_code_note, source_digest
 from blindchess.errors import BlindchessError
 from blindchess.text_tables import table
 
@@ -69,6 +70,7 @@ class GameLine:
         clock_mode: ``wall`` or ``cpu`` (what the clocks charged).
         history: the history file's name, in the match's folder.
         faults: the bots' fault messages.
+        code: the digest of the code that played it (`blindchess.code_digest`); None in lines written before it was kept.
     """
 
     match: str
@@ -86,6 +88,7 @@ class GameLine:
     history: str
     clock_mode: str = "wall"
     faults: tuple[str, ...] = ()
+    code: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -114,7 +117,7 @@ def game_line(match: tuple[str, str], number: int, spec: GameSpec, result: GameR
         match=match[0], game=number, first=match[1], white=spec.white.label, black=spec.black.label,
         white_seed=spec.white_seed, black_seed=spec.black_seed, winner=winner, reason=result.reason, turns=result.turns,
         seconds=round(result.seconds, 3), clock_share=result.clock_share, history=history, clock_mode=spec.clock_mode,
-        faults=result.faults,
+        faults=result.faults, code=source_digest(),
     )  # fmt: skip
 
 
@@ -183,6 +186,9 @@ class MatchReport:
             f"{self.first} vs {self.second}: {score.wins} - {score.losses} - {score.draws} (wins - losses - draws) over"
             f" {score.games} games, score {score.fraction:.3f} (Wilson 95% interval {low:.3f}-{high:.3f}); clocks: {', '.join(modes)}",
         ]
+        note = other_code_note(str(folder), [line.code for line in self.games])
+        if note is not None:
+            rows.append(f"note: {note}")
         for label in (self.first, self.second):
             shares = [share for line in self.games if (share := line.share_of(label)) is not None]
             if shares:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blindchess.code_digest import source_digest
+from blindchess.code_digest import other_code_note, source_digest
 from blindchess.errors import BlindchessError
 from blindchess.sqlite_marker import ForeignDatabaseError, Marker, mark, refuse_unless_ours
 
@@ -263,12 +263,7 @@ class ResultStore:
         before the digest was kept); ``sprt`` and ``tournament`` print it as a note when they open the file.
         """
         with self._database("cannot read the recorded games"):
-            counts = dict(self._connection.execute("SELECT code, COUNT(*) FROM games GROUP BY code ORDER BY code").fetchall())
-        others = {code: count for code, count in counts.items() if code != source_digest()}
-        if not others:
-            return None
-        said = ", ".join(f"{count} by {code}" if code else f"{count} before the code was recorded" for code, count in others.items())
-        return f"{self.path}: {sum(others.values())} of the {sum(counts.values())} games were played by other code than this run's: {said}"
+            return other_code_note(str(self.path), [code for (code,) in self._connection.execute("SELECT code FROM games")])
 
     def history(self, key: str) -> str | None:
         """The history JSON of game `key` (None if not recorded or not played)."""

@@ -87,3 +87,22 @@ def test_match_report_of_a_folder_without_results_is_one_line(capsys: pytest.Cap
     assert main(["match-report", str(tmp_path)]) == 2
     error = capsys.readouterr().err
     assert "holds no results.jsonl" in error and error.count("\n") == 1
+
+
+def test_a_resume_and_the_report_note_the_games_other_code_played(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Each line keeps its code's digest; a line of other code (or of none, from before) is counted, and said so."""
+    command = ["match", "random", "attacker", "--games", "2", "--seconds", "60", "--seed", "1", "--full-turn-limit", "10"]
+    command += ["--out", str(tmp_path)]
+    assert main(command) == 0
+    assert "other code" not in capsys.readouterr().err
+    results = tmp_path / "results.jsonl"
+    lines = [json.loads(text) for text in results.read_text().splitlines()]
+    assert lines[0]["code"] == lines[1]["code"] is not None
+    lines[0]["code"] = "older"
+    del lines[1]["code"]  # as written before the digest was kept
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main([*command[:4], "3", *command[5:], "--resume"]) == 0
+    note = f"note: {tmp_path}: 2 of the 2 games were played by other code than this run's: 1 by older, 1 before the code was recorded"
+    assert note in capsys.readouterr().err
+    assert main(["match-report", str(tmp_path)]) == 0
+    assert note.replace("2 of the 2", "2 of the 3") in capsys.readouterr().out
