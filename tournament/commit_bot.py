@@ -117,8 +117,9 @@ def cache_folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "blindchess" / "commits"
 
 
-def prepared_site(sha: str, bot: str) -> Path:
-    """The package tree of commit `sha`, exported and warmed with `bot` on first use; one process at a time prepares it."""
+def prepared_site(sha: str, bot: str, rev: str) -> Path:
+    """The package tree of commit `sha` (named `rev`), exported and warmed with `bot` on first use; one process at a time
+    prepares it."""
     folder = cache_folder() / sha
     folder.parent.mkdir(parents=True, exist_ok=True)
     with open(folder.parent / f"{sha}.lock", "w") as lock:
@@ -130,18 +131,18 @@ def prepared_site(sha: str, bot: str) -> Path:
             export_commit(sha, folder)
         marker = folder / f"warm-{bot}"
         if not marker.exists():
-            warm(bot, sha, site)
+            warm(bot, rev, site)
             marker.touch()
     return site
 
 
-def warm(bot: str, sha: str, site: Path) -> None:
+def warm(bot: str, rev: str, site: Path) -> None:
     """A short game of `bot` at the commit against `RandomBot`, no clock: its kernels compile into the commit's caches.
 
     Raises:
         CommitBotError: the bot cannot be built or faulted in the game.
     """
-    player = commit_bot_class(bot, sha, site)(rng=0)
+    player = commit_bot_class(bot, rev, site)(rng=0)
     try:
         history = play_local_game(
             player, RandomBot(rng=0), LocalGame(None, None, full_turn_limit=WARM_FULL_TURNS), enforce_deadlines=False
@@ -149,7 +150,7 @@ def warm(bot: str, sha: str, site: Path) -> None:
     finally:
         player.close()
     if history.faults:
-        raise CommitBotError(f"{bot}@{sha[:12]} faulted in its warm-up game: {history.faults[0]}")
+        raise CommitBotError(f"{bot}@{rev} faulted in its warm-up game: {history.faults[0]}")
 
 
 class CommitBot(Player):
@@ -212,6 +213,8 @@ class CommitBot(Player):
         except ValueError as error:
             raise CommitBotError(f"{where}: not a reply: {line[:200]!r}") from error
         if status == "error":
+            if call == "build":  # the commit's own error is the message; its traceback is in the commit's code, not the game
+                raise CommitBotError(f"{type(self).__name__}: the commit cannot build the bot: {str(value).strip().splitlines()[-1]}")
             raise CommitBotError(f"{where} raised:\n{value}")
         return value
 
@@ -279,5 +282,5 @@ def commit_bot_class(bot: str, rev: str, site: Optional[Path] = None) -> type[Co
         CommitBotError: `rev` is no commit of this checkout, or the bot cannot be built or played there.
     """
     sha = full_sha(rev)
-    tree = site if site is not None else prepared_site(sha, bot)
+    tree = site if site is not None else prepared_site(sha, bot, rev)
     return type(f"{bot}@{rev}", (CommitBot,), {"bot": bot, "commit": sha, "site": tree, "__module__": __name__})

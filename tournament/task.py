@@ -80,7 +80,7 @@ def resolve_player_class(bot: str) -> type[Player]:
     if at_commit is not None:
         try:
             return commit_bot_class(*at_commit)
-        except CommitBotError as error:
+        except (CommitBotError, BotConstructionError) as error:  # the commit, or the bot there, cannot be had
             raise PlayerLoadError(str(error)) from error
     return resolve_bot(bot)[1]
 

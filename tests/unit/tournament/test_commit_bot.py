@@ -53,9 +53,13 @@ def test_a_setting_the_commit_refuses_is_refused_before_any_game_with_its_own_me
     check_bot(BotSpec("r", "random@HEAD"))  # and none is fine
 
 
-def test_a_revision_that_names_no_commit_is_a_load_error_naming_it() -> None:
+def test_a_revision_that_names_no_commit_or_a_bot_it_does_not_know_is_a_one_line_error_naming_it() -> None:
     with pytest.raises(PlayerLoadError, match="'no-such-rev' names no commit of the checkout"):
         resolve_player_class("random@no-such-rev")
+    with pytest.raises(PlayerLoadError) as refused:
+        resolve_player_class("no-such-bot@HEAD")  # the commit's own registry refuses it
+    assert "the commit cannot build the bot: " in str(refused.value) and "'no-such-bot' is neither a bot file" in str(refused.value)
+    assert "Traceback" not in str(refused.value)
 
 
 def test_a_child_that_died_is_an_error_that_says_so_and_a_failed_callback_carries_its_traceback() -> None:
