@@ -27,6 +27,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,16 @@ WARM_FULL_TURNS = 6
 
 MAX_REPLY_BYTES = 1 << 20
 """The longest line the child may answer with (a move or a square is a few bytes)."""
+
+
+CANNOT_BUILD = "the commit cannot build the bot"
+"""How a refusal by the commit begins; its own error's last line (the exception and its message) follows."""
+
+
+def _last_line(traceback: object) -> str:
+    """The last line of the child's traceback: the exception and its message, without the commit's stack."""
+    lines = str(traceback).strip().splitlines()
+    return lines[-1] if lines else "no message"
 
 
 class CommitBotError(BlindchessError, RuntimeError):
@@ -127,7 +138,7 @@ def prepared_site(sha: str, bot: str, rev: str) -> Path:
         site = folder / "site"
         if not site.is_dir():
             if folder.exists():  # an export cut short: start it again
-                subprocess.run(["rm", "-rf", str(folder)], check=True)
+                shutil.rmtree(folder)
             export_commit(sha, folder)
         marker = folder / f"warm-{bot}"
         if not marker.exists():
@@ -193,7 +204,7 @@ class CommitBot(Player):
         output, _ = child.communicate()
         status, value = json.loads(output.splitlines()[0]) if output else ("error", f"its process ended (exit code {child.returncode})")
         if status == "error":
-            raise ValueError(f"the bot cannot be built at {cls.commit[:12]}: {value.strip().splitlines()[-1]}")
+            raise ValueError(f"{CANNOT_BUILD}: {_last_line(value)}")
 
     def _answer(self, call: str, *arguments: Any) -> Any:
         """Send one callback and return the child's answer; the child's error or end is a `CommitBotError`."""
@@ -214,7 +225,7 @@ class CommitBot(Player):
             raise CommitBotError(f"{where}: not a reply: {line[:200]!r}") from error
         if status == "error":
             if call == "build":  # the commit's own error is the message; its traceback is in the commit's code, not the game
-                raise CommitBotError(f"{type(self).__name__}: the commit cannot build the bot: {str(value).strip().splitlines()[-1]}")
+                raise CommitBotError(f"{type(self).__name__}: {CANNOT_BUILD}: {_last_line(value)}")
             raise CommitBotError(f"{where} raised:\n{value}")
         return value
 
