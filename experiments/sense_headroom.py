@@ -20,12 +20,18 @@ scored on the true board as in the benchmark (depth-14 values, `true_board_regre
 If the planner sits near the oracle, the sense has little left to buy; if near the random mean,
 which square is sensed decides much and the planner does not find the right ones, so a planner that
 uses more time to find them is the lever a falling curve needs. The selector searches at a fixed
-depth (``selector.search.depth = 6`` by default), so the move depends on the belief and the sense,
-not on the machine's load::
+depth (`DEFAULT_SETTINGS`), so the move depends on the belief and the sense, not on the machine's
+load, and the 36 squares' regrets do not depend on the turn's seconds. So ``--squares ROWS``
+reuses a run's table and plays only the planner, at each of ``--budgets``: the sense's own curve
+of regret against seconds, and any planner's (``--settings 'selector.search.depth = 6,
+planner.name = "engine-values"'``) on the same table, at one turn a position::
 
     python3 experiments/sense_headroom.py ../shared/games/strangefish2*/*.json --positions 80 --depth 14 \\
         --scores data/regret-engine-values-d21e631/regret-scores.json --rows results/sense-headroom.jsonl
-    python3 experiments/sense_headroom.py --from-rows results/sense-headroom.jsonl
+    python3 experiments/sense_headroom.py ../shared/games/strangefish2*/*.json --positions 80 --depth 14 \\
+        --scores data/regret-engine-values-d21e631/regret-scores.json --squares results/sense-headroom.jsonl \\
+        --budgets 2 8 30 --rows results/sense-planner.jsonl
+    python3 experiments/sense_headroom.py --from-rows results/sense-planner.jsonl
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ from blindchess.evaluation.stockfish import Engine
 from blindchess.experiments.regret_per_budget import FixedSense, decisions, play_turn, sample, snapshots
 from blindchess.experiments.true_board_regret import ScoreFile, regret
 from blindchess.tournament.config import parse_settings
+
+DEFAULT_SETTINGS = "selector.search.depth = 6"
+"""The selector at a fixed depth: the move then depends on the belief and the sense, not on the machine's load."""
 
 SQUARES = [chess.square(file, rank) for rank in range(1, 7) for file in range(1, 7)]
 """The 36 squares whose 3x3 windows lie inside the board: every other window is a part of one of these."""
@@ -66,71 +75,83 @@ def headroom_row(regrets: dict[int, int], planner_square: Optional[int], planner
 
 
 def measure(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """Play every position of the draw with the planner's sense and with each inner square's (the module docstring)."""
+    """Play every position of the draw with the planner's sense at each budget and, unless `args.squares` has them
+    already, with each inner square's (the module docstring)."""
     found = sample(decisions(args.histories, args.player), args.positions, args.seed)
-    mine = [decision for number, decision in enumerate(found) if number % args.shard[1] == args.shard[0]]
+    known = {row["position"]: row["regrets"] for row in read_rows(args.squares)} if args.squares is not None else {}
+    mine = [
+        decision for number, decision in enumerate(found)
+        if number % args.shard[1] == args.shard[0] and (args.squares is None or number in known)
+    ]  # fmt: skip
     states = snapshots(mine, settings)
     scores = ScoreFile(args.scores)
     rows: list[dict[str, Any]] = []
     out = args.rows.open("a") if args.rows is not None else None
     with Engine(options={"Hash": 64}, cache_size=0) as engine:
         for number, decision in enumerate(found):
-            if number % args.shard[1] != args.shard[0]:
+            if decision not in states:
                 continue
             values = scores.values(engine, decision.truth, args.depth)
             scores.save()
             seed = args.seed + number
-            planned = play_turn(decision, states[decision], settings, args.budget, seed)
-            regrets = {
-                square: regret(values, play_turn(decision, states[decision], settings, args.budget, seed, FixedSense(square)).move)
-                for square in SQUARES
-            }
-            row = {
-                "position": number, "game": decision.source, "turn": decision.turn, "planner_square": planned.sense,
-                "regrets": {str(square): value for square, value in regrets.items()},
-                **headroom_row(regrets, planned.sense, regret(values, planned.move)),
-            }  # fmt: skip
-            rows.append(row)
-            if out is not None:
-                out.write(json.dumps(row) + "\n")
-                out.flush()
-            print(
-                f"  position {number + 1}/{len(found)} ({Path(decision.source).name}, turn {decision.turn}): planner {row['planner']},"
-                f" random {row['random']:.0f}, oracle {row['oracle']}, rank {row['rank']:.2f}",
-                flush=True,
-            )
+            if number in known:
+                regrets = {int(square): value for square, value in known[number].items()}
+            else:
+                regrets = {
+                    square: regret(values, play_turn(decision, states[decision], settings, args.budgets[0], seed, FixedSense(square)).move)
+                    for square in SQUARES
+                }
+            for budget in args.budgets:
+                planned = play_turn(decision, states[decision], settings, budget, seed)
+                row = {
+                    "position": number, "game": decision.source, "turn": decision.turn, "settings": args.settings, "budget": budget,
+                    "planner_square": planned.sense, "regrets": {str(square): value for square, value in regrets.items()},
+                    **headroom_row(regrets, planned.sense, regret(values, planned.move)),
+                }  # fmt: skip
+                rows.append(row)
+                if out is not None:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                print(
+                    f"  position {number + 1}/{len(found)} ({Path(decision.source).name}, turn {decision.turn}), {budget:g} s:"
+                    f" planner {row['planner']}, random {row['random']:.0f}, oracle {row['oracle']}, rank {row['rank']:.2f}",
+                    flush=True,
+                )
     if out is not None:
         out.close()
     return rows
 
 
-def summary(rows: Sequence[dict[str, Any]]) -> str:
-    """The table: each measure's mean over positions with its standard error, and the planner's place between the bounds."""
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows a run wrote; a row of the first run, which wrote neither, is at its defaults (`DEFAULT_SETTINGS`, 8 s)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [{"settings": DEFAULT_SETTINGS, "budget": 8.0, **row} for row in rows]
 
-    def mean_se(name: str) -> str:
-        values = [float(row[name]) for row in rows]
+
+def summary(rows: Sequence[dict[str, Any]]) -> str:
+    """A table row per setting and budget: each measure's mean over positions (s.e.), and the planner's place between the bounds."""
+
+    def mean_se(values: list[float]) -> str:
         error = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else float("nan")
         return f"{statistics.fmean(values):.1f} ({error:.1f})"
 
-    def paired(first: str, second: str) -> str:
-        differences = [float(row[first]) - float(row[second]) for row in rows]
-        error = statistics.stdev(differences) / len(differences) ** 0.5 if len(differences) > 1 else float("nan")
-        return f"{statistics.fmean(differences):+.1f} ({error:.1f})"
-
-    at_oracle = sum(row["planner"] == row["oracle"] for row in rows)
+    groups: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["settings"], float(row["budget"])), []).append(row)
     lines = [
-        "| measure | mean regret, cp (s.e.) |",
-        "|---|---|",
-        f"| planner's sense | {mean_se('planner')} |",
-        f"| random sense (mean of the 36) | {mean_se('random')} |",
-        f"| oracle sense (least of the 36) | {mean_se('oracle')} |",
-        f"| planner minus random, paired | {paired('planner', 'random')} |",
-        f"| planner minus oracle, paired | {paired('planner', 'oracle')} |",
-        "",
-        f"{len(rows)} positions; the planner's square was as good as the oracle's on {at_oracle};"
-        f" its mean rank among the 36 is {statistics.fmean(row['rank'] for row in rows):.2f} (0 the best, 1 the worst, 0.5 a blind draw);"
-        f" regret as the planner's own turn played it: {mean_se('planner_played')}",
+        "| settings | turn (s) | positions | planner's sense | random sense | oracle sense | planner minus random, paired"
+        " | planner minus oracle, paired | planner at the oracle | planner's rank | planner's own turn |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    for (settings, budget), group in groups.items():
+        column = {name: [float(row[name]) for row in group] for name in ("planner", "random", "oracle", "rank", "planner_played")}
+        lines.append(
+            f"| {settings} | {budget:g} | {len(group)} | {mean_se(column['planner'])} | {mean_se(column['random'])}"
+            f" | {mean_se(column['oracle'])} | {mean_se([a - b for a, b in zip(column['planner'], column['random'], strict=True)])}"
+            f" | {mean_se([a - b for a, b in zip(column['planner'], column['oracle'], strict=True)])}"
+            f" | {sum(row['planner'] == row['oracle'] for row in group)} | {statistics.fmean(column['rank']):.2f}"
+            f" | {mean_se(column['planner_played'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -145,8 +166,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--player", default="flagship", help="whose turns: a part of the player's name (default flagship)")
     parser.add_argument("--positions", type=int, default=80, help="turns drawn (default 80, the benchmark's draw with seed 1)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--budget", type=float, default=8.0, help="the turn's seconds (default 8; the move's depth is fixed)")
-    parser.add_argument("--settings", default="selector.search.depth = 6", help="the flagship's settings (default: depth 6)")
+    parser.add_argument(
+        "--budgets", type=float, nargs="+", default=[8.0],
+        help="the turn's seconds for the planner, one row each (default 8; the move's depth is fixed, the inner squares play the first)",
+    )
+    parser.add_argument("--settings", default=DEFAULT_SETTINGS, help=f"the flagship's settings (default: {DEFAULT_SETTINGS})")
+    parser.add_argument(
+        "--squares", type=Path,
+        help="take each position's 36 squares' regrets from these rows (a run with the same settings but the planner's):"
+        " only the planner plays, at each budget",
+    )
     parser.add_argument("--depth", type=int, default=14, help="Stockfish depth of the true-board values (default 14)")
     parser.add_argument("--scores", type=Path, default=Path("results/regret-scores.json"), help="cache of true-board values")
     parser.add_argument("--rows", type=Path, help="also write each position's row as a JSON line here")
@@ -155,7 +184,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     if args.from_rows is not None:
-        rows = [json.loads(line) for line in args.from_rows.read_text().splitlines() if line.strip()]
+        rows = read_rows(args.from_rows)
     else:
         if not args.histories:
             parser.error("give the game histories, or --from-rows")

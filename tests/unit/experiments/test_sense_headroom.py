@@ -37,3 +37,8 @@ def test_one_real_position_is_played_at_every_inner_square_and_tabulated_again_f
     played = capsys.readouterr().out
     assert main(["--from-rows", str(rows)]) == 0
     assert capsys.readouterr().out.strip() in played
+    again = tmp_path / "planner.jsonl"  # the planner alone at two budgets, on the squares' table of the run above
+    assert main([*argv[:-1], str(again), "--squares", str(rows), "--budgets", "0.5", "4", "--settings", "selector.search.depth = 2"]) == 0
+    budgets = [json.loads(line) for line in again.read_text().splitlines()]
+    assert [line["budget"] for line in budgets] == [0.5, 4] and all(line["regrets"] == row["regrets"] for line in budgets)
+    assert "| selector.search.depth = 2 | 0.5 | 1 |" in capsys.readouterr().out
