@@ -17,6 +17,14 @@ scored on the true board as in the benchmark (depth-14 values, `true_board_regre
   and it is optimistic (it also picks up the luck of a window whose move happens to be right);
 * **rank**: the planner's square among the 36 by regret (0: as good as the oracle, ties counted half).
 
+The oracle knows the truth. ``--belief-boards K`` adds the bound a planner could reach from the
+belief alone (`belief_bound`): each square's regret averaged over K boards drawn from the belief,
+each taken as the truth in turn (its window sensed, the move chosen, its requests valued at
+``--bound-depth``), as StrangeFish2 values a sense by its own move rule's expected outcome; the
+square with the least such regret is scored on the true board like the others. Near the oracle,
+a planner that spends its seconds on this estimate has room to gain; near the blind mean, the
+windows' effect on the true board is luck that no belief-side planner can find.
+
 If the planner sits near the oracle, the sense has little left to buy; if near the random mean,
 which square is sensed decides much and the planner does not find the right ones, so a planner that
 uses more time to find them is the lever a falling curve needs. The selector searches at a fixed
@@ -37,6 +45,7 @@ planner.name = "engine-values"'``) on the same table, at one turn a position::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import statistics
@@ -45,10 +54,20 @@ from pathlib import Path
 from typing import Any, Optional
 
 import chess
+import numpy as np
 
 from blindchess.evaluation.stockfish import Engine
-from blindchess.experiments.regret_per_budget import FixedSense, decisions, play_turn, sample, snapshots
-from blindchess.experiments.true_board_regret import ScoreFile, regret
+from blindchess.experiments.regret_per_budget import (
+    Decision,
+    FixedSense,
+    Snapshot,
+    decisions,
+    play_turn,
+    sample,
+    snapshots,
+    take_over,
+)
+from blindchess.experiments.true_board_regret import ScoreFile, action_values, regret
 from blindchess.tournament.config import parse_settings
 
 DEFAULT_SETTINGS = "selector.search.depth = 6"
@@ -74,6 +93,28 @@ def headroom_row(regrets: dict[int, int], planner_square: Optional[int], planner
     }  # fmt: skip
 
 
+def belief_bound(
+    decision: Decision, snapshot: Snapshot, settings: dict[str, Any], budget: float, seed: int, engine: Engine, args: argparse.Namespace
+) -> dict[int, float]:
+    """Each inner square's regret averaged over `args.belief_boards` boards drawn from the belief, each taken as the truth:
+    the window's worth as a planner could know it from the belief alone (the module docstring).
+
+    Each board gets the turn as the true board does (its window sensed, the move chosen by the same bot and seed) and
+    its requests' values at `args.bound_depth`.
+    """
+    bot = take_over(decision, snapshot, settings, seed)
+    boards = bot.belief.sample(args.belief_boards, np.random.default_rng(seed))
+    bot.move_selector.close()
+    expected = dict.fromkeys(SQUARES, 0.0)
+    for board in boards:
+        values = action_values(engine, board, args.bound_depth)
+        supposed = dataclasses.replace(decision, truth=board)
+        for square in SQUARES:
+            move = play_turn(supposed, snapshot, settings, budget, seed, FixedSense(square)).move
+            expected[square] += regret(values, move) / len(boards)
+    return expected
+
+
 def measure(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str, Any]]:
     """Play every position of the draw with the planner's sense at each budget and, unless `args.squares` has them
     already, with each inner square's (the module docstring)."""
@@ -83,6 +124,7 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str
         decision for number, decision in enumerate(found)
         if number % args.shard[1] == args.shard[0] and (args.squares is None or number in known)
     ]  # fmt: skip
+    mine = mine[: args.limit]
     states = snapshots(mine, settings)
     scores = ScoreFile(args.scores)
     rows: list[dict[str, Any]] = []
@@ -101,12 +143,21 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str
                     square: regret(values, play_turn(decision, states[decision], settings, args.budgets[0], seed, FixedSense(square)).move)
                     for square in SQUARES
                 }
+            bound: dict[str, Any] = {}
+            if args.belief_boards:
+                expected = belief_bound(decision, states[decision], settings, args.budgets[0], seed, engine, args)
+                pick = min(SQUARES, key=lambda square: (expected[square], square))
+                bound = {
+                    "belief_boards": args.belief_boards, "bound_square": pick, "bound": regrets[pick],
+                    "bound_rank": headroom_row(regrets, pick, regrets[pick])["rank"],
+                    "expected": {str(square): round(value, 1) for square, value in expected.items()},
+                }  # fmt: skip
             for budget in args.budgets:
                 planned = play_turn(decision, states[decision], settings, budget, seed)
                 row = {
                     "position": number, "game": decision.source, "turn": decision.turn, "settings": args.settings, "budget": budget,
                     "planner_square": planned.sense, "regrets": {str(square): value for square, value in regrets.items()},
-                    **headroom_row(regrets, planned.sense, regret(values, planned.move)),
+                    **headroom_row(regrets, planned.sense, regret(values, planned.move)), **bound,
                 }  # fmt: skip
                 rows.append(row)
                 if out is not None:
@@ -114,7 +165,8 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str
                     out.flush()
                 print(
                     f"  position {number + 1}/{len(found)} ({Path(decision.source).name}, turn {decision.turn}), {budget:g} s:"
-                    f" planner {row['planner']}, random {row['random']:.0f}, oracle {row['oracle']}, rank {row['rank']:.2f}",
+                    f" planner {row['planner']}, random {row['random']:.0f}, oracle {row['oracle']}, rank {row['rank']:.2f}"
+                    + (f"; belief's bound {row['bound']}, rank {row['bound_rank']:.2f}" if bound else ""),
                     flush=True,
                 )
     if out is not None:
@@ -152,6 +204,18 @@ def summary(rows: Sequence[dict[str, Any]]) -> str:
             f" | {sum(row['planner'] == row['oracle'] for row in group)} | {statistics.fmean(column['rank']):.2f}"
             f" | {mean_se(column['planner_played'])} |"
         )
+    bounded = [row for row in rows if "bound" in row]
+    if bounded:
+        picks = [float(row["bound"]) for row in bounded]
+        names = ("planner", "random", "oracle")
+        versus = {name: [pick - float(row[name]) for pick, row in zip(picks, bounded, strict=True)] for name in names}
+        lines += [
+            "",
+            f"The belief's bound ({len(bounded)} rows, {bounded[0].get('belief_boards', '?')} boards each): the square whose regret"
+            f" averaged over the belief's boards is least: regret on the truth {mean_se(picks)}; minus the planner"
+            f" {mean_se(versus['planner'])}, minus blind {mean_se(versus['random'])}, minus the oracle {mean_se(versus['oracle'])};"
+            f" rank {statistics.fmean(float(row['bound_rank']) for row in bounded):.2f}",
+        ]
     return "\n".join(lines)
 
 
@@ -180,6 +244,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--scores", type=Path, default=Path("results/regret-scores.json"), help="cache of true-board values")
     parser.add_argument("--rows", type=Path, help="also write each position's row as a JSON line here")
     parser.add_argument("--from-rows", type=Path, help="play nothing: tabulate the rows a run wrote with --rows")
+    parser.add_argument(
+        "--belief-boards", type=int, default=0,
+        help="also rank the squares by their regret averaged over this many boards drawn from the belief (default 0: not)",
+    )
+    parser.add_argument("--bound-depth", type=int, default=8, help="Stockfish depth of those boards' values (default 8)")
+    parser.add_argument("--limit", type=int, help="play at most this many positions (the first of the draw, after --shard)")
     parser.add_argument("--shard", type=_shard, default=(0, 1), metavar="K/N", help="play the positions numbered K modulo N")
     args = parser.parse_args(argv)
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)

@@ -37,8 +37,11 @@ def test_one_real_position_is_played_at_every_inner_square_and_tabulated_again_f
     played = capsys.readouterr().out
     assert main(["--from-rows", str(rows)]) == 0
     assert capsys.readouterr().out.strip() in played
-    again = tmp_path / "planner.jsonl"  # the planner alone at two budgets, on the squares' table of the run above
-    assert main([*argv[:-1], str(again), "--squares", str(rows), "--budgets", "0.5", "4", "--settings", "selector.search.depth = 2"]) == 0
+    again = tmp_path / "planner.jsonl"  # the planner alone at two budgets on the table above, and the belief's bound
+    argv = [*argv[:-1], str(again), "--squares", str(rows), "--budgets", "0.5", "4", "--settings", "selector.search.depth = 2"]
+    assert main([*argv, "--belief-boards", "1", "--bound-depth", "2"]) == 0
     budgets = [json.loads(line) for line in again.read_text().splitlines()]
     assert [line["budget"] for line in budgets] == [0.5, 4] and all(line["regrets"] == row["regrets"] for line in budgets)
-    assert "| selector.search.depth = 2 | 0.5 | 1 |" in capsys.readouterr().out
+    assert all(line["bound"] == row["regrets"][str(line["bound_square"])] and len(line["expected"]) == 36 for line in budgets)
+    out = capsys.readouterr().out
+    assert "| selector.search.depth = 2 | 0.5 | 1 |" in out and "The belief's bound (2 rows, 1 boards each)" in out
