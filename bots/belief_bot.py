@@ -166,9 +166,17 @@ class BeliefBot(ObservingPlayer):
                     "game over after %d turns: %d began on the pondered belief, %d sensed where pondering chose",
                     self.game.turns, self.game.pondered_turns, self.game.pondered_senses,
                 )
-                self.move_selector.close()
-                if isinstance(self.sense_planner, ClosingPlanner):
-                    self.sense_planner.close()
+                self.close()
+
+    def close(self) -> None:
+        """Stop the selector's engines and the planner's, if it holds any (they start again when next needed).
+
+        The end of a game does this; a caller that drives the bot without ending a game (an experiment
+        that plays one turn) calls it, or each turn leaves its Stockfish processes running.
+        """
+        self.move_selector.close()
+        if isinstance(self.sense_planner, ClosingPlanner):
+            self.sense_planner.close()
 
     def ponder(self, stop: threading.Event) -> None:
         """Expand a copy of the belief over the opponent's non-capturing moves (see the module docstring).

@@ -54,7 +54,9 @@ from blindchess.sensing import (
     ValueOfInformationSensePlanner,
     make_planner,
 )
+from blindchess.sensing.rollouts import RolloutSensePlanner, RolloutSettings
 
+from .move_rule import SelectorMoveRule
 from .roster import BOTS
 
 
@@ -92,29 +94,42 @@ BELIEF_KINDS: dict[str, Callable[[BeliefConfig], Belief]] = {
 """Belief kind -> how a `BeliefConfig` builds it: the one declaration of the kinds."""
 
 
+PLANNER_NAMES = (*PLANNERS, RolloutSensePlanner.name)
+"""Every planner the flagship can name: `PLANNERS`, and the rollout planner, which plays the bot's own move rule."""
+
+
 @dataclass(frozen=True, slots=True)
 class PlannerConfig(EvoiSettings):
     """The sense planner: its short name, the value-of-information planner's settings (`EvoiSettings`, whose
-    defaults are these), and the engine-values planner's engine work (``engine``, which also takes the former
-    for its tie-breaks and fallback); other planners take none."""
+    defaults are these), the engine-values planner's engine work (``engine``, which also takes the former
+    for its tie-breaks and fallback) and the rollout planner's (``rollouts``, which takes both); other
+    planners take none."""
 
-    name: str = "evoi"
-    """The planner's short name (`blindchess.sensing.PLANNERS`)."""
+    name: str = "rollouts"
+    """The planner's short name (`PLANNER_NAMES`)."""
     engine: EngineValueSettings = field(default_factory=EngineValueSettings)
     """``engine-values``: the searches by which it values the windows (`EngineValueSettings`)."""
+    rollouts: RolloutSettings = field(default_factory=RolloutSettings)
+    """``rollouts``: the windows and boards it plays the bot's move rule on (`RolloutSettings`)."""
 
     def __post_init__(self) -> None:
         EvoiSettings.__post_init__(self)
-        if self.name not in PLANNERS:
-            raise ConfigError(f"unknown planner {self.name!r}{did_you_mean(self.name, PLANNERS, n=3)} (planners: {', '.join(PLANNERS)})")
+        if self.name not in PLANNER_NAMES:
+            raise ConfigError(
+                f"unknown planner {self.name!r}{did_you_mean(self.name, PLANNER_NAMES, n=3)} (planners: {', '.join(PLANNER_NAMES)})"
+            )
 
-    def build(self) -> SensePlanner:
-        """The planner this config names, with its settings."""
+    def build(self, selector: SelectorConfig | None = None) -> SensePlanner:
+        """The planner this config names, with its settings; the rollout planner's move rule is `selector`'s
+        (`SelectorConfig`'s defaults when None) at the rollouts' depth and boards."""
         evoi = EvoiSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EvoiSettings)})
         if self.name == ValueOfInformationSensePlanner.name:
             return ValueOfInformationSensePlanner(evoi)
         if self.name == EngineValueSensePlanner.name:
             return EngineValueSensePlanner(self.engine, evoi)
+        if self.name == RolloutSensePlanner.name:
+            rule = SelectorMoveRule(SelectorConfig() if selector is None else selector, self.rollouts)
+            return RolloutSensePlanner(rule, self.rollouts, self.engine, evoi)
         return make_planner(self.name)
 
 
@@ -183,12 +198,13 @@ class FlagshipConfig(Settings):
 NEVER = math.inf
 
 PRESETS: dict[str, Mapping[str, Any]] = {
-    "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}},
+    "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}, "planner": {"name": "evoi"}},
     "no-hunt": {"selector": {"hunt": {"material": NEVER}}, "planner": {"hunt_material": NEVER}},
     "coverage": {"selector": {"coverage": {"move_seconds": 3.0}}},
 }
 """Named settings a ``preset`` key applies first: ``fast`` searches to depth 1 on 2 boards with 8 exposure
-boards (seconds per game, deterministic for a seed: the tests' setting); ``no-hunt`` turns the king
+boards and senses by ``evoi`` (seconds per game, deterministic for a seed: the tests' setting; the rollouts
+stop at wall-clock deadlines); ``no-hunt`` turns the king
 hunt off in the selector and the planner, for measuring what hunting is worth; ``coverage`` turns on the
 coverage loop for moves of 3 s or more in long games (`CoverageSettings`), to be judged in games."""
 

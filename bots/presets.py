@@ -51,7 +51,7 @@ class PlannerPresetBot(BeliefBot):
         chosen = self.settings
         super().__init__(
             chosen.belief.build,
-            chosen.planner.build(),
+            chosen.planner.build(chosen.selector),
             StockfishMoveSelector(chosen.selector, clock=chosen.clock),
             rng,
             low_clock_seconds=chosen.low_clock_seconds,

@@ -99,7 +99,7 @@ def replay(history: GameHistory, color: chess.Color, turns: range, label: str, s
                 assert isinstance(belief, BoardSet)
                 found = truth_rows(belief, history.truth_board_before_move(Turn(color, turn)))
                 arm.turns.append(Sensed(found > 0, len(belief), belief.backlog_parents))
-    bot.move_selector.close()
+    bot.close()
     return arm
 
 

@@ -163,7 +163,7 @@ def snapshots(decision_list: Sequence[Decision], settings: dict[str, Any]) -> di
                 if turn >= max(by_turn):
                     break
             bot.observe(event)
-        bot.move_selector.close()
+        bot.close()
     return found
 
 
@@ -202,7 +202,7 @@ class Choice:
 def take_over(decision: Decision, snapshot: Snapshot, settings: dict[str, Any], seed: int) -> FlagshipBot:
     """A fresh flagship (seeded `seed`) in `snapshot`'s state, told the opponent's move: where `decision`'s turn begins.
 
-    The caller closes its selector (``bot.move_selector.close()``).
+    The caller stops its engines (``bot.close()``).
     """
     bot = FlagshipBot(seed, **settings)
     bot.handle_game_start(decision.color, chess.Board(decision.history.starting_fen), "opponent")
@@ -242,7 +242,7 @@ def play_turn(
         move = bot.choose_move(list(moves), CLOCK)
         return Choice(square, move, tree_cpu_seconds() - cpu, time.monotonic() - wall)
     finally:
-        selector.close()
+        bot.close()
 
 
 def measure(args: argparse.Namespace, configs: list[tuple[str, dict[str, Any]]], found: list[Decision], scores: ScoreFile) -> list[Arm]:

@@ -190,7 +190,7 @@ def belief_after_sense(decision: Decision, snapshot: Snapshot, settings: dict[st
             raise ValueError(f"a {type(belief).__name__} belief cannot show its boards")
         return belief
     finally:
-        bot.move_selector.close()
+        bot.close()
 
 
 def source(

@@ -104,7 +104,7 @@ def belief_bound(
     """
     bot = take_over(decision, snapshot, settings, seed)
     boards = bot.belief.sample(args.belief_boards, np.random.default_rng(seed))
-    bot.move_selector.close()
+    bot.close()
     expected = dict.fromkeys(SQUARES, 0.0)
     for board in boards:
         values = action_values(engine, board, args.bound_depth)

@@ -244,6 +244,12 @@ class EngineValueSensePlanner:
         }
         return SenseValues(color, limit, tuple(boards[:kept]), tuple(chosen), weights, table, searched, no_sense, windows)
 
+    def request_value(self, board: chess.Board, move: Optional[chess.Move], color: Color, depth: int) -> float:
+        """s(`board`, `move`) for `color` (the module docstring): known where no search is needed, else searched at `depth`."""
+        outcome = request_outcome(board, move)
+        known = known_value(outcome, color)
+        return known if known is not None else searched_value(self._running(), outcome.after(), color, chess.engine.Limit(depth=depth))
+
     def _sample(self, belief: Belief, n: int, rng: np.random.Generator, color: Color) -> tuple[BoardSample, np.ndarray]:
         """`n` boards drawn by weight, duplicates merged, weighted by their share of the draw times their threat
         boost (the proxy planner's `threat_boost`), normalised."""
