@@ -42,6 +42,7 @@ from blindchess.beliefs import Belief, BoardSet, HybridBelief, StockfishSigmoid,
 from blindchess.config_tree import Bound, ConfigError, Count, Settings, override
 from blindchess.errors import did_you_mean
 from blindchess.evaluation.stockfish import Engine
+from blindchess.moving.process_clock import ProcessTreeClock
 from blindchess.moving.selector_config import RENAMED as SELECTOR_RENAMED
 from blindchess.moving.selector_config import SelectorConfig
 from blindchess.moving.time_management import TimeManager
@@ -121,15 +122,19 @@ class PlannerConfig(EvoiSettings):
 
     def build(self, selector: SelectorConfig | None = None) -> SensePlanner:
         """The planner this config names, with its settings; the rollout planner's move rule is `selector`'s
-        (`SelectorConfig`'s defaults when None) at the rollouts' depth and boards."""
+        (`SelectorConfig`'s defaults when None) at the rollouts' depth and boards, and its budget counts what
+        the selector's does (`SearchSettings.clock`)."""
         evoi = EvoiSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EvoiSettings)})
         if self.name == ValueOfInformationSensePlanner.name:
             return ValueOfInformationSensePlanner(evoi)
         if self.name == EngineValueSensePlanner.name:
             return EngineValueSensePlanner(self.engine, evoi)
         if self.name == RolloutSensePlanner.name:
-            rule = SelectorMoveRule(SelectorConfig() if selector is None else selector, self.rollouts)
-            return RolloutSensePlanner(rule, self.rollouts, self.engine, evoi)
+            chosen = SelectorConfig() if selector is None else selector
+            planner = RolloutSensePlanner(SelectorMoveRule(chosen, self.rollouts), self.rollouts, self.engine, evoi)
+            if chosen.search.clock == "cpu":  # the selector's clock, so the sense too spends CPU seconds
+                planner.clock = ProcessTreeClock(planner.pids)
+            return planner
         return make_planner(self.name)
 
 

@@ -39,5 +39,8 @@ class SelectorMoveRule:
     def choose(self, belief: Belief, moves: Sequence[chess.Move], rng: np.random.Generator, color: Color) -> Optional[chess.Move]:
         return self.selector.choose_move(belief, list(moves), math.inf, rng, MoveContext(color))
 
+    def pids(self) -> list[int]:
+        return self.selector.pool.pids()
+
     def close(self) -> None:
         self.selector.close()

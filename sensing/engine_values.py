@@ -149,6 +149,11 @@ class EngineValueSensePlanner:
         if self._engine is not None:
             self._engine.close()
 
+    def pids(self) -> list[int]:
+        """The process id of the planner's engine while it runs (a CPU clock reads its time)."""
+        pid = None if self._engine is None else self._engine.pid
+        return [] if pid is None else [pid]
+
     def affordable_boards(self, seconds: Optional[float]) -> int:
         """How many boards the searches of `seconds` pay for at the measured cost (`boards` without a budget)."""
         settings = self.settings

@@ -36,7 +36,7 @@ import dataclasses
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Optional, Protocol, runtime_checkable
 
@@ -64,6 +64,10 @@ class MoveRule(Protocol):
 
     def choose(self, belief: Belief, moves: Sequence[chess.Move], rng: np.random.Generator, color: Color) -> Optional[chess.Move]:
         """The move requested on `belief` (not modified) from `moves`, or None to pass."""
+        ...
+
+    def pids(self) -> list[int]:
+        """The process ids of the rule's engines running now (a CPU clock reads their times)."""
         ...
 
     def close(self) -> None:
@@ -109,6 +113,9 @@ class RolloutSensePlanner:
         settings: the rollouts (`RolloutSettings`' defaults when None).
         engine: the engine-values planner's settings, for the shortlist (its sizes replaced by the rollouts') and the values.
         evoi: the value-of-information planner's settings, for the engine-values planner's tie-breaks and fallback.
+        clock: what the budget counts (seconds; wall time when None). A bot on a CPU clock passes the CPU time of
+            its process and of the engines the rollouts use (`pids`), so a loaded machine does not cut the rollouts
+            short; the shortlist's own deadline stays in wall seconds.
         compiled: as `EngineValueSensePlanner`'s.
     """
 
@@ -121,9 +128,11 @@ class RolloutSensePlanner:
         engine: Optional[EngineValueSettings] = None,
         evoi: Optional[EvoiSettings] = None,
         *,
+        clock: Optional[Callable[[], float]] = None,
         compiled: bool = True,
     ) -> None:
         self.rule = rule
+        self.clock: Callable[[], float] = time.monotonic if clock is None else clock
         self.settings = RolloutSettings() if settings is None else settings
         sizes = {
             "boards": self.settings.shortlist_boards, "candidates": self.settings.shortlist_candidates,
@@ -142,6 +151,10 @@ class RolloutSensePlanner:
         self.rolled = 0
         """Senses decided by rollouts (the others the engine-values planner answered alone)."""
 
+    def pids(self) -> list[int]:
+        """The process ids of the engines the planner runs now: the shortlist's and the rule's."""
+        return [*self.shortlister.pids(), *self.rule.pids()]
+
     def close(self) -> None:
         """Stop the engines of the shortlist and of the rule (they start again when next needed)."""
         self.shortlister.close()
@@ -155,7 +168,7 @@ class RolloutSensePlanner:
         rng: np.random.Generator,
         context: SenseContext,
     ) -> Optional[Square]:
-        started = time.monotonic()
+        started = self.clock()
         self.last, self.boards_played = {}, 0
         settings = self.settings
         budget = context.budget
@@ -177,7 +190,7 @@ class RolloutSensePlanner:
         chosen = next(centre for centre in shortlist if totals[centre] >= best)
         logger.debug(
             "rolled out %d windows on %d boards in %.2f s (%.2f s a board; budget %.1f): %s, the shortlist's %s",
-            len(shortlist), self.boards_played, time.monotonic() - started, self.seconds_per_board, budget, chosen, shortlist[0],
+            len(shortlist), self.boards_played, self.clock() - started, self.seconds_per_board, budget, chosen, shortlist[0],
         )
         return chosen
 
@@ -196,7 +209,7 @@ class RolloutSensePlanner:
         sums = dict.fromkeys(shortlist, 0.0)
         played = 0.0
         for board, weight in zip(boards, weights, strict=True):
-            now = time.monotonic()
+            now = self.clock()
             if self.boards_played >= settings.min_boards and now + self.seconds_per_board > deadline:
                 break
             values: dict[Optional[chess.Move], float] = {}
@@ -213,6 +226,6 @@ class RolloutSensePlanner:
                 sums[centre] += weight * values[move]
             played += weight
             self.boards_played += 1
-            self.seconds_per_board += MEASURE_WEIGHT * (time.monotonic() - now - self.seconds_per_board)
+            self.seconds_per_board += MEASURE_WEIGHT * (self.clock() - now - self.seconds_per_board)
         self.last = {centre: total / played for centre, total in sums.items()}
         return self.last

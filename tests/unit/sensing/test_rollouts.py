@@ -7,6 +7,7 @@ on a real board set whose only uncertainty is placed by hand, so which window ma
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
@@ -24,10 +25,12 @@ from blindchess.bots.flagship_config import CONFIGS, FAST_FLAGSHIP, configure
 from blindchess.bots.move_rule import SelectorMoveRule
 from blindchess.bots.random_bot import RandomBot
 from blindchess.config_tree import ConfigError
+from blindchess.moving.process_clock import ProcessTreeClock, process_cpu_seconds
 from blindchess.sensing import EngineValueSensePlanner, SenseContext
 from blindchess.sensing.rollouts import RolloutSensePlanner, RolloutSettings
 
-ROLLOUTS = RolloutSettings(rule_depth=4, rule_boards=8, depth=6)
+ROLLOUTS_TABLE = {"rule_depth": 4, "rule_boards": 8, "depth": 6}
+ROLLOUTS = RolloutSettings(**ROLLOUTS_TABLE)
 """A shallow rule and values: the tests are about which window the rollouts rank first, not about search."""
 
 
@@ -55,6 +58,9 @@ class CountingRule:
     def choose(self, belief: Belief, moves: Sequence[chess.Move], rng: np.random.Generator, color: Color) -> Optional[chess.Move]:
         self.asked += 1
         return self.rule.choose(belief, moves, rng, color)
+
+    def pids(self) -> list[int]:
+        return self.rule.pids()
 
     def close(self) -> None:
         self.rule.close()
@@ -136,3 +142,21 @@ def test_a_flagship_sensing_by_rollouts_plays_a_game_without_a_planner_failure()
     play_local_game(bot, RandomBot(rng=6), LocalGame(seconds_per_player=120, full_turn_limit=4))
     assert not bot.game.failures, bot.game.failures
     assert planner.rolled > 0, "every sense fell back: the game tested no rollout"
+
+
+def test_on_a_cpu_clock_the_rollouts_count_the_cpu_of_the_bot_and_its_planners_engines() -> None:
+    rollouts = {"name": "rollouts", "rollouts": ROLLOUTS_TABLE}
+    config = configure(FAST_FLAGSHIP, {"selector": {"search": {"clock": "cpu"}}, "planner": rollouts})
+    planner = config.planner.build(config.selector)
+    assert isinstance(planner, RolloutSensePlanner) and isinstance(planner.clock, ProcessTreeClock)
+    belief, context = _back_rank()
+    planner.rollouts(belief, list(context.move_actions), [chess.C4, chess.E7], np.random.default_rng(5), chess.WHITE, math.inf)
+    engines = planner.pids()
+    assert len(engines) == 2 and set(planner.rule.pids()) < set(engines)  # the rule's engine and the values' engine
+    before = planner.clock()
+    assert before >= sum(process_cpu_seconds(pid) for pid in engines) > 0.0
+    planner.close()
+    assert planner.pids() == []
+    wall = configure(FAST_FLAGSHIP, {"planner": {"name": "rollouts"}}).planner.build(FAST_FLAGSHIP.selector)
+    assert isinstance(wall, RolloutSensePlanner) and wall.clock is time.monotonic
+    wall.close()
