@@ -106,7 +106,7 @@ class PlannerConfig(EvoiSettings):
     for its tie-breaks and fallback) and the rollout planner's (``rollouts``, which takes both); other
     planners take none."""
 
-    name: str = "rollouts"
+    name: str = "evoi"
     """The planner's short name (`PLANNER_NAMES`)."""
     engine: EngineValueSettings = field(default_factory=EngineValueSettings)
     """``engine-values``: the searches by which it values the windows (`EngineValueSettings`)."""
@@ -203,13 +203,12 @@ class FlagshipConfig(Settings):
 NEVER = math.inf
 
 PRESETS: dict[str, Mapping[str, Any]] = {
-    "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}, "planner": {"name": "evoi"}},
+    "fast": {"selector": {"search": {"depth": 1}, "boards": 2, "safety": {"boards": 8}}},
     "no-hunt": {"selector": {"hunt": {"material": NEVER}}, "planner": {"hunt_material": NEVER}},
     "coverage": {"selector": {"coverage": {"move_seconds": 3.0}}},
 }
 """Named settings a ``preset`` key applies first: ``fast`` searches to depth 1 on 2 boards with 8 exposure
-boards and senses by ``evoi`` (seconds per game, deterministic for a seed: the tests' setting; the rollouts
-stop at wall-clock deadlines); ``no-hunt`` turns the king
+boards (seconds per game, deterministic for a seed: the tests' setting); ``no-hunt`` turns the king
 hunt off in the selector and the planner, for measuring what hunting is worth; ``coverage`` turns on the
 coverage loop for moves of 3 s or more in long games (`CoverageSettings`), to be judged in games."""
 

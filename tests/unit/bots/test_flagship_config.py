@@ -63,7 +63,7 @@ def test_python_tournament_toml_and_settings_strings_take_the_same_names() -> No
     (spec,) = [player for player in tournament.players if player.label == "a"]
     assert FlagshipBot.configured(command_line) == FlagshipBot.configured(spec.settings) == python
     assert python.selector == dataclasses.replace(FAST_FLAGSHIP.selector, boards=4, hunt=HuntSettings(material=math.inf))
-    assert python.clock == TimeManager(reserve=5.0) and python.planner == PlannerConfig(name="evoi")  # the fast preset's planner
+    assert python.clock == TimeManager(reserve=5.0) and python.planner == PlannerConfig()
 
 
 @pytest.mark.parametrize(
@@ -133,12 +133,12 @@ def _nested(dotted: str, value: object) -> dict[str, object]:
 def test_the_planner_defaults_are_stated_once() -> None:
     """`PlannerConfig` is `EvoiSettings` plus a name: the planner the flagship builds has the planner's own defaults."""
     assert issubclass(PlannerConfig, EvoiSettings)
-    planner = PlannerConfig(name="evoi").build()
+    planner = PlannerConfig().build()
     assert isinstance(planner, ValueOfInformationSensePlanner) and planner.settings == EvoiSettings()
     assert ValueOfInformationSensePlanner().settings == EvoiSettings()
-    flagship = PlannerConfig().build()  # the rollouts, whose fallback is the same planner
-    assert isinstance(flagship, RolloutSensePlanner) and flagship.shortlister.proxy.settings == EvoiSettings()
-    flagship.close()
+    rollouts = PlannerConfig(name="rollouts").build()  # its fallback is the same planner
+    assert isinstance(rollouts, RolloutSensePlanner) and rollouts.shortlister.proxy.settings == EvoiSettings()
+    rollouts.close()
 
 
 def test_a_preset_is_declared_once_in_the_registry() -> None:

@@ -151,7 +151,7 @@ def test_the_flagship_selects_the_planner_and_its_settings_by_name() -> None:
     built = config.planner.build()
     assert isinstance(built, EngineValueSensePlanner) and built.settings.depth == 4
     assert built.proxy.settings.threat_boost == config.planner.threat_boost
-    assert CONFIGS["flagship"].planner.name == "rollouts"  # the default stays
+    assert CONFIGS["flagship"].planner.name == "evoi"  # the default stays
     with pytest.raises(ConfigError, match=r"planner\.engine\.depth: depth must be >= 1, got 0"):
         configure(CONFIGS["flagship"], {"planner": {"engine": {"depth": 0}}})
     with pytest.raises(SensePlanError, match=r"budget_share must be in \(0, 1\], got 1\.5"):
