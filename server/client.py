@@ -57,6 +57,11 @@ class AuthenticationFailed(ServerRefused):
     """The server answered 401: no such account, or the wrong password."""
 
 
+class RefusedAfterOutage(ServerRefused):
+    """The server refused a POST that an earlier try of the same request may have reached: the connection
+    broke before its answer, so the server may have taken it then and now refuses it as out of turn."""
+
+
 class ServerUnavailable(BlindchessError, ConnectionError):
     """The server could not be reached (or kept failing) through every retry."""
 
@@ -112,6 +117,7 @@ class ServerSession:
         give_up = time.monotonic() + patience
         last_problem = ""
         attempt = 0
+        broken = False  # a try's connection broke: a POST may have reached the server without its answer reaching us
         while True:
             wait: Optional[float] = None
             try:
@@ -121,6 +127,7 @@ class ServerSession:
                 )
             except requests.RequestException as error:
                 last_problem = f"{type(error).__name__}: {error}"
+                broken = True
             else:
                 if response.status_code < 400:
                     if attempt:
@@ -130,7 +137,8 @@ class ServerSession:
                     message = f"authentication failed for user {self.username!r}: {_error_text(response)}"
                     raise AuthenticationFailed(response.status_code, url, message)
                 if response.status_code < 500 and response.status_code != 429:
-                    raise ServerRefused(response.status_code, url, _error_text(response))
+                    refused = RefusedAfterOutage if broken and method == "POST" else ServerRefused
+                    raise refused(response.status_code, url, _error_text(response))
                 last_problem = f"HTTP {response.status_code}: {_error_text(response)}"
                 wait = _retry_after(response)
             delay = self.retry.delay(attempt) if wait is None else min(wait, self.retry.max_delay * 4)
@@ -249,7 +257,14 @@ class RemoteGame:
         return decode_move_result(self._post("move", {"requested_move": encode_move(requested_move)})["move_result"])
 
     def end_turn(self) -> None:
-        self._post("end_turn")
+        """End the turn; if the server went down while it took the request, its refusal of the retry ("expects
+        ..., not end_turn": it has moved on) means the first try ended the turn."""
+        try:
+            self._post("end_turn")
+        except RefusedAfterOutage as refusal:
+            if "not end_turn" not in str(refusal):
+                raise
+            logger.warning("end_turn: the server took it before an outage and refused the retry (%s)", refusal)
 
     def resign(self) -> None:
         self._post("resign")
