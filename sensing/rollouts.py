@@ -113,9 +113,6 @@ class RolloutSensePlanner:
         settings: the rollouts (`RolloutSettings`' defaults when None).
         engine: the engine-values planner's settings, for the shortlist (its sizes replaced by the rollouts') and the values.
         evoi: the value-of-information planner's settings, for the engine-values planner's tie-breaks and fallback.
-        clock: what the budget counts (seconds; wall time when None). A bot on a CPU clock passes the CPU time of
-            its process and of the engines the rollouts use (`pids`), so a loaded machine does not cut the rollouts
-            short; the shortlist's own deadline stays in wall seconds.
         compiled: as `EngineValueSensePlanner`'s.
     """
 
@@ -128,11 +125,13 @@ class RolloutSensePlanner:
         engine: Optional[EngineValueSettings] = None,
         evoi: Optional[EvoiSettings] = None,
         *,
-        clock: Optional[Callable[[], float]] = None,
         compiled: bool = True,
     ) -> None:
         self.rule = rule
-        self.clock: Callable[[], float] = time.monotonic if clock is None else clock
+        self.clock: Callable[[], float] = time.monotonic
+        """What the budget counts, in seconds: wall time, or where the bot plays on a CPU clock the CPU time of its
+        process and of the engines the rollouts use (`pids`), so a loaded machine does not cut the rollouts short
+        (the shortlist's own deadline stays in wall seconds)."""
         self.settings = RolloutSettings() if settings is None else settings
         sizes = {
             "boards": self.settings.shortlist_boards, "candidates": self.settings.shortlist_candidates,
@@ -174,12 +173,12 @@ class RolloutSensePlanner:
         budget = context.budget
         moves = [move for move in context.move_actions if move is not None]
         centres = undominated(sense_actions)
-        affordable = budget is not None and settings.min_boards * self.seconds_per_board <= (1.0 - settings.shortlist_share) * budget
-        if budget is None or not math.isfinite(budget):
-            return self.shortlister.proxy.choose_sense(belief, sense_actions, seconds_left, rng, context)
-        if not affordable or not moves or not centres:
-            return self.shortlister.choose_sense(belief, sense_actions, seconds_left, rng, context)
         shortlister = self.shortlister
+        if budget is None or not math.isfinite(budget):
+            return shortlister.proxy.choose_sense(belief, sense_actions, seconds_left, rng, context)
+        affordable = settings.min_boards * self.seconds_per_board <= (1.0 - settings.shortlist_share) * budget
+        if not affordable or not moves or not centres:
+            return shortlister.choose_sense(belief, sense_actions, seconds_left, rng, context)
         seconds = settings.shortlist_share * budget
         n_boards = max(shortlister.settings.min_boards, shortlister.affordable_boards(seconds))
         valued = shortlister.values(belief, moves, centres, n_boards, rng, context.color, shortlister.settings.budget_share * seconds)
@@ -203,7 +202,8 @@ class RolloutSensePlanner:
         settings = self.settings
         sample, counts = draw(belief, settings.boards, rng, color, self.compiled).unique()
         order = np.argsort(-counts, kind="stable")
-        boards = [sample.boards(color)[index] for index in order]
+        drawn = sample.boards(color)
+        boards = [drawn[index] for index in order]
         weights = counts[order].astype(float)
         chosen: dict[tuple[Square, tuple[object, ...]], Optional[chess.Move]] = {}
         sums = dict.fromkeys(shortlist, 0.0)
